@@ -1,0 +1,377 @@
+//! chibi: subprocess plugins, one process per hook call.
+//!
+//! chibi runs `PLUGIN --schema` once at start, then the plugin once per hook
+//! event with `CHIBI_HOOK=<hook>` and the payload as JSON on stdin, and once
+//! per model tool call with `CHIBI_TOOL_NAME` set. A non-zero exit or a
+//! non-JSON reply is ignored by chibi, which would make a broken guard fail
+//! open: this adapter therefore always exits 0 with a JSON reply, and a
+//! failure becomes a denial on the permission hooks (unless the policy says
+//! `on_error: fail_open`).
+//!
+//! Installation copies the `policy` binary into `<home>/plugins/hook-policy/`
+//! (chibi only runs files that really live there) beside a manifest naming
+//! the policy; the copy finds the manifest next to itself and runs as a plugin.
+
+use crate::catalogue::{self, EffectKind, FailureMode, HookClass, HookPoint};
+use crate::engine::{self, failure_mode, Outcome, Prepared};
+use crate::eval::{DecideContext, Decision};
+use crate::model::OnError;
+use serde_json::{json, Map, Value as Json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+pub const HARNESS: &str = "chibi";
+/// The plugin's name: chibi also offers every plugin to the model as a tool
+/// of this name, so it must be a valid tool name.
+pub const PLUGIN_NAME: &str = "hook_policy";
+pub const PLUGIN_DIR: &str = "hook-policy";
+pub const MANIFEST: &str = "hook-policy.json";
+
+/// What `policy install chibi` writes next to the plugin binary.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    pub harness: String,
+    /// Policy files or directories, absolute.
+    pub policy: Vec<PathBuf>,
+}
+
+impl Manifest {
+    /// The manifest beside the running executable, if this is an installed plugin.
+    pub fn beside_current_exe() -> Option<(PathBuf, Manifest)> {
+        let exe = std::env::current_exe().ok()?;
+        let path = exe.parent()?.join(MANIFEST);
+        let text = std::fs::read_to_string(&path).ok()?;
+        let manifest: Manifest = serde_json::from_str(&text).ok()?;
+        (manifest.harness == HARNESS).then_some((path, manifest))
+    }
+}
+
+/// The reply to a hook call, and what to report on stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub json: Json,
+    pub stderr: Vec<String>,
+}
+
+/// Turns an outcome into exactly what chibi expects for this hook. `{}`
+/// means "no opinion": chibi has no explicit allow, and none is ever sent.
+pub fn reply(hook: &HookPoint, outcome: &Outcome, on_error: Option<OnError>, payload: Option<&Json>) -> Reply {
+    let mode = failure_mode(hook, on_error);
+    match outcome {
+        Outcome::Failed(message) => failure_reply(hook, mode, message),
+        Outcome::Decided(decision) => {
+            if let Some(errors) = decision.error_summary() {
+                // A permission hook with a denial from a rule that did work
+                // denies with that reason; otherwise the failure rules apply.
+                let already_stops = decision.deny.is_some() || decision.block.is_some();
+                if !(already_stops && mode == FailureMode::Closed) {
+                    return failure_reply(hook, mode, &format!("a rule failed at run time: {errors}"));
+                }
+                let mut r = decided_reply(hook, decision, payload);
+                r.stderr.push(format!("hook-policy: {}: {errors}", hook.name));
+                return r;
+            }
+            decided_reply(hook, decision, payload)
+        }
+    }
+}
+
+fn failure_reply(hook: &HookPoint, mode: FailureMode, message: &str) -> Reply {
+    let note = format!("hook-policy: {}: {message}", hook.name);
+    let json = match (hook.class, mode) {
+        (HookClass::Permission, FailureMode::Closed) => json!({
+            "denied": true,
+            "reason": format!("hook-policy could not decide, so it denies (fail closed): {message}"),
+        }),
+        (HookClass::ToolGate, FailureMode::Closed) => json!({
+            "block": true,
+            "message": format!("hook-policy could not decide, so it blocks (fail closed): {message}"),
+        }),
+        _ => json!({}),
+    };
+    Reply { json, stderr: vec![note] }
+}
+
+fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Reply {
+    let mut out = Map::new();
+    let stderr = Vec::new();
+    match hook.class {
+        HookClass::Permission => {
+            if let Some(deny) = &d.deny {
+                out.insert("denied".into(), Json::Bool(true));
+                out.insert("reason".into(), Json::String(with_rule(&deny.value, &deny.rule)));
+            }
+        }
+        HookClass::ToolGate => {
+            if let Some(block) = &d.block {
+                out.insert("block".into(), Json::Bool(true));
+                out.insert("message".into(), Json::String(with_rule(&block.value, &block.rule)));
+            } else if !d.arguments.is_empty() {
+                // chibi replaces the arguments wholesale: start from the call's own.
+                let mut args = payload
+                    .and_then(|p| p.get("arguments"))
+                    .and_then(Json::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                for (key, won) in &d.arguments {
+                    args.insert(key.clone(), won.value.clone());
+                }
+                out.insert("arguments".into(), Json::Object(args));
+            }
+        }
+        HookClass::ToolFilter => {
+            let offered: Vec<String> = payload
+                .map(|p| crate::eval::decide::offered_tools(p).into_iter().map(|(n, _)| n.to_string()).collect())
+                .unwrap_or_default();
+            if let Some(include) = &d.include {
+                let kept: Vec<String> = include.iter().filter(|n| !d.exclude.contains(n)).cloned().collect();
+                if kept.is_empty() {
+                    // Say it both ways: an empty allowlist must never read as "no filter".
+                    out.insert("include".into(), json!([]));
+                    out.insert("exclude".into(), json!(offered));
+                } else {
+                    out.insert("include".into(), json!(kept));
+                }
+            } else if !d.exclude.is_empty() {
+                out.insert("exclude".into(), json!(d.exclude));
+            }
+        }
+        HookClass::Fuel => {
+            if let Some(delta) = d.fuel_delta {
+                out.insert("fuel_delta".into(), json!(delta));
+            }
+            if let Some(fuel) = &d.fuel {
+                out.insert("fuel".into(), json!(fuel.value));
+            }
+            if let Some(fallback) = &d.fallback {
+                out.insert("fallback".into(), json!(fallback.value.as_str()));
+            }
+        }
+        HookClass::RequestMerge => {
+            if !d.request.is_empty() {
+                let body: Map<String, Json> = d.request.iter().map(|(k, w)| (k.clone(), w.value.clone())).collect();
+                out.insert("request_body".into(), Json::Object(body));
+            }
+        }
+        HookClass::Observe => {}
+    }
+    Reply { json: Json::Object(out), stderr }
+}
+
+fn with_rule(text: &str, rule: &str) -> String {
+    format!("{text} [hook-policy rule: {rule}]")
+}
+
+/// Everything one plugin process needs from its environment.
+pub struct Invocation {
+    pub hook: Option<String>,
+    pub tool: Option<String>,
+    pub project_root: String,
+    pub schema: bool,
+}
+
+impl Invocation {
+    pub fn from_env(args: &[String]) -> Invocation {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let project_root = var("CHIBI_PROJECT_ROOT")
+            .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+            .unwrap_or_else(|| "/".into());
+        Invocation {
+            hook: var("CHIBI_HOOK"),
+            tool: var("CHIBI_TOOL_NAME"),
+            project_root,
+            schema: args.iter().any(|a| a == "--schema"),
+        }
+    }
+}
+
+/// Runs one plugin call: prints the reply on stdout, notes on stderr.
+/// Always returns exit status 0 (see the module docs).
+pub fn run_plugin(manifest: &Manifest, inv: &Invocation, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    if inv.schema {
+        let prepared = engine::prepare(&manifest.policy, None);
+        let _ = writeln!(stdout, "{}", plugin_schema(&prepared, &manifest.policy));
+        if let Prepared::Broken { message, .. } = &prepared {
+            let _ = writeln!(stderr, "hook-policy: {message}");
+        }
+        return 0;
+    }
+    let input = read_bounded(stdin);
+    if let Some(hook_name) = &inv.hook {
+        let Some(hook) = catalogue::hook(hook_name) else {
+            // Not a hook we know: no opinion (and chibi only sends what we registered).
+            let _ = writeln!(stderr, "hook-policy: unknown hook `{hook_name}`; replying with no change");
+            let _ = writeln!(stdout, "{{}}");
+            return 0;
+        };
+        let reply = hook_call(manifest, hook, &input, &inv.project_root);
+        for line in &reply.stderr {
+            let _ = writeln!(stderr, "{line}");
+        }
+        let _ = writeln!(stdout, "{}", reply.json);
+        return 0;
+    }
+    // Called by the model as a tool.
+    let _ = writeln!(stdout, "{}", tool_answer(manifest));
+    0
+}
+
+/// One hook call from raw stdin bytes to the reply.
+pub fn hook_call(manifest: &Manifest, hook: &HookPoint, input: &Result<Vec<u8>, String>, project_root: &str) -> Reply {
+    let (policy, on_error) = match engine::prepare(&manifest.policy, Some(hook.name)) {
+        Prepared::Ready(p) => {
+            let on_error = p.on_error;
+            (p, on_error)
+        }
+        Prepared::Broken { message, .. } => {
+            return reply(hook, &Outcome::Failed(format!("the policy does not load: {message}")), None, None)
+        }
+    };
+    let payload = match input.as_ref().map_err(Clone::clone).and_then(|bytes| engine::parse_payload(bytes)) {
+        Ok(p) => p,
+        Err(e) => return reply(hook, &Outcome::Failed(e), on_error, None),
+    };
+    let ctx = DecideContext { harness: HARNESS, project_root };
+    let outcome = engine::run(&policy, hook.name, &payload, ctx);
+    reply(hook, &outcome, on_error, Some(&payload))
+}
+
+/// Reads all of stdin (chibi writes the whole payload before timing us, and
+/// an unread pipe could block it), keeping at most the payload limit.
+pub fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
+    let mut kept = Vec::new();
+    let limit = engine::MAX_PAYLOAD_BYTES as u64 + 1;
+    stdin
+        .take(limit)
+        .read_to_end(&mut kept)
+        .map_err(|e| format!("cannot read the payload: {e}"))?;
+    if kept.len() as u64 == limit {
+        // Drain the rest so the writer is not left blocked, then refuse.
+        let drained = std::io::copy(stdin, &mut std::io::sink()).unwrap_or(0);
+        return Err(format!(
+            "payload is {} bytes or more; the limit is {}",
+            kept.len() as u64 + drained,
+            engine::MAX_PAYLOAD_BYTES
+        ));
+    }
+    Ok(kept)
+}
+
+/// The `--schema` answer: name, description, and exactly the hooks the
+/// policy needs. A broken policy still registers the permission hooks and
+/// `pre_tool`, so that failing closed actually happens.
+pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let (hooks, description) = match prepared {
+        Prepared::Ready(policy) => {
+            let n = policy.rules.len();
+            (
+                policy.hooks(),
+                format!(
+                    "Guardrail policy ({n} rule{}, from {}). Call this tool to list the active rules.",
+                    if n == 1 { "" } else { "s" },
+                    shown.join(", ")
+                ),
+            )
+        }
+        Prepared::Broken { message, .. } => (
+            catalogue::HOOKS
+                .iter()
+                .filter(|h| matches!(h.class, HookClass::Permission | HookClass::ToolGate))
+                .map(|h| h.name)
+                .collect(),
+            format!("Guardrail policy FAILED TO LOAD, denying guarded operations: {message}"),
+        ),
+    };
+    json!({
+        "name": PLUGIN_NAME,
+        "description": description,
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "hook": { "type": "string", "description": "Only list the rules of this hook point." }
+            }
+        },
+        "hooks": hooks,
+    })
+}
+
+/// What the model gets when it calls the plugin as a tool: the active rules.
+pub fn tool_answer(manifest: &Manifest) -> String {
+    match engine::prepare(&manifest.policy, None) {
+        Prepared::Broken { message, .. } => format!("The guardrail policy failed to load: {message}"),
+        Prepared::Ready(policy) => {
+            let mut out = String::from("Active guardrail rules (hook-policy):\n");
+            for rule in &policy.rules {
+                let effects: Vec<&str> = EffectKind::ALL
+                    .iter()
+                    .filter(|e| effect_present(&rule.effects, **e))
+                    .map(|e| e.key())
+                    .collect();
+                out.push_str(&format!("- {} [{}; {}]", rule.id, rule.hooks.join(", "), effects.join(", ")));
+                if let Some(d) = &rule.description {
+                    out.push_str(": ");
+                    out.push_str(d);
+                }
+                out.push('\n');
+            }
+            out
+        }
+    }
+}
+
+fn effect_present(fx: &crate::compile::Effects, e: EffectKind) -> bool {
+    match e {
+        EffectKind::Deny => fx.deny.is_some(),
+        EffectKind::Block => fx.block.is_some(),
+        EffectKind::Arguments => fx.arguments.is_some(),
+        EffectKind::Tools => fx.tools.is_some(),
+        EffectKind::FuelDelta => fx.fuel_delta.is_some(),
+        EffectKind::Fuel => fx.fuel.is_some(),
+        EffectKind::Fallback => fx.fallback.is_some(),
+        EffectKind::Request => fx.request.is_some(),
+    }
+}
+
+/// Installs the running binary as a chibi plugin using `policy`.
+/// Returns a description of what was done.
+pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
+    let mut absolute = Vec::new();
+    for p in policy {
+        let abs = std::fs::canonicalize(p).map_err(|e| format!("cannot find policy {}: {e}", p.display()))?;
+        absolute.push(abs);
+    }
+    // Refuse to install a policy that does not load: chibi would deny everything.
+    if let Prepared::Broken { message, .. } = engine::prepare(&absolute, None) {
+        return Err(format!("the policy does not load, fix it first (`policy check`): {message}"));
+    }
+    let dir = home.join("plugins").join(PLUGIN_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate the policy binary: {e}"))?;
+    let target = dir.join(PLUGIN_DIR);
+    // Write beside, then rename: a chibi starting meanwhile never sees half a binary.
+    let tmp = dir.join(format!(".{PLUGIN_DIR}.tmp"));
+    std::fs::copy(&exe, &tmp).map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
+    set_executable(&tmp)?;
+    std::fs::rename(&tmp, &target).map_err(|e| format!("cannot move the plugin into place: {e}"))?;
+    let manifest = Manifest { harness: HARNESS.into(), policy: absolute.clone() };
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join(MANIFEST), text + "\n").map_err(|e| format!("cannot write the manifest: {e}"))?;
+    let shown: Vec<String> = absolute.iter().map(|p| p.display().to_string()).collect();
+    Ok(format!(
+        "installed {}\n  policy: {}\nchibi loads it at its next start; edits to the policy take effect on the next hook call.",
+        target.display(),
+        shown.join(", ")
+    ))
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|e| format!("cannot make the plugin executable: {e}"))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_: &Path) -> Result<(), String> {
+    Ok(())
+}

@@ -1,0 +1,2 @@
+//! Adapters: one file per harness, each speaking that harness's protocol.
+pub mod chibi;

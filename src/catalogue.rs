@@ -1,0 +1,769 @@
+//! The hook catalogue: every hook point hook-policy knows, the payload each one
+//! carries, the effects a rule may have there, and how a failure is handled.
+//!
+//! This table is the single source of truth. The JSON Schema (`policy schema`),
+//! the checks of `policy check`, the chibi adapter (`--schema` hook list, reply
+//! shapes) and the generated reference in `docs/hooks.md` all read it, so a hook
+//! or field is added here once and nowhere else.
+//!
+//! Payload shapes follow what chibi v0.10 really sends (see the captured
+//! fixtures), not only what its documentation says: for example
+//! `fuel_remaining`/`fuel_total` are omitted when fuel is unlimited, so they are
+//! declared [`Presence::Optional`].
+
+use std::fmt;
+
+/// The type of a payload value, as far as a policy author needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ty {
+    Str,
+    Int,
+    Bool,
+    /// A JSON object whose keys are not fixed (tool arguments, a request body).
+    AnyMap,
+    /// Any JSON value.
+    Any,
+    List(&'static Ty),
+    Object(&'static [Field]),
+    /// The value may be JSON `null` as well as the inner type.
+    Nullable(&'static Ty),
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Str => f.write_str("string"),
+            Ty::Int => f.write_str("int"),
+            Ty::Bool => f.write_str("bool"),
+            Ty::AnyMap => f.write_str("map"),
+            Ty::Any => f.write_str("dyn"),
+            Ty::List(inner) => write!(f, "list({inner})"),
+            Ty::Object(_) => f.write_str("object"),
+            Ty::Nullable(inner) => write!(f, "{inner} or null"),
+        }
+    }
+}
+
+/// Whether a harness always sends a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    Always,
+    /// Sometimes omitted: a condition must guard it with `has(...)`.
+    Optional,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Ty,
+    pub presence: Presence,
+    pub doc: &'static str,
+}
+
+const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        name,
+        ty,
+        presence: Presence::Always,
+        doc,
+    }
+}
+
+const fn optional(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        name,
+        ty,
+        presence: Presence::Optional,
+        doc,
+    }
+}
+
+/// What a hook point is for; decides the failure policy and which effects apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookClass {
+    /// Deny-only permission hooks: a rule may only say no.
+    Permission,
+    /// `pre_tool`: block a call or rewrite its arguments.
+    ToolGate,
+    /// `pre_api_tools`: which tools the model is offered.
+    ToolFilter,
+    /// Tool-call budget and fallback after a batch or before a turn.
+    Fuel,
+    /// Options merged into the model request.
+    RequestMerge,
+    /// Hooks a policy can observe but not change (yet).
+    Observe,
+}
+
+impl HookClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookClass::Permission => "permission",
+            HookClass::ToolGate => "tool gate",
+            HookClass::ToolFilter => "tool filter",
+            HookClass::Fuel => "fuel",
+            HookClass::RequestMerge => "request merge",
+            HookClass::Observe => "observe",
+        }
+    }
+
+    /// What happens when the policy cannot decide (it failed to load, a CEL
+    /// expression failed at run time, the payload was malformed) and the
+    /// policy's `on_error` setting is left at its default.
+    ///
+    /// Permission hooks and the tool gate fail closed: chibi treats a hook
+    /// that says nothing as "no objection", so silence would be an allow the
+    /// user never asked for. Everything else changes nothing: a broken tool
+    /// filter must not hide every tool, and a broken fuel rule must not end
+    /// the turn.
+    pub fn default_failure(self) -> FailureMode {
+        match self {
+            HookClass::Permission | HookClass::ToolGate => FailureMode::Closed,
+            _ => FailureMode::Open,
+        }
+    }
+}
+
+/// How a hook answers when the policy cannot decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureMode {
+    /// Deny (permission hooks) or block (pre_tool), with a reason naming the problem.
+    Closed,
+    /// Change nothing; report the problem on stderr.
+    Open,
+}
+
+/// An effect a rule can have. Each variant is a key of a rule in YAML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EffectKind {
+    Deny,
+    Block,
+    Arguments,
+    Tools,
+    FuelDelta,
+    Fuel,
+    Fallback,
+    Request,
+}
+
+impl EffectKind {
+    pub const ALL: [EffectKind; 8] = [
+        EffectKind::Deny,
+        EffectKind::Block,
+        EffectKind::Arguments,
+        EffectKind::Tools,
+        EffectKind::FuelDelta,
+        EffectKind::Fuel,
+        EffectKind::Fallback,
+        EffectKind::Request,
+    ];
+
+    /// The rule key that carries this effect.
+    pub fn key(self) -> &'static str {
+        match self {
+            EffectKind::Deny => "deny",
+            EffectKind::Block => "block",
+            EffectKind::Arguments => "arguments",
+            EffectKind::Tools => "tools",
+            EffectKind::FuelDelta => "fuel_delta",
+            EffectKind::Fuel => "fuel",
+            EffectKind::Fallback => "fallback",
+            EffectKind::Request => "request",
+        }
+    }
+
+    /// How the effect of several matching rules is combined. Mirrors how chibi
+    /// combines the replies of several plugins, so one policy with many rules
+    /// behaves like many single-rule plugins would.
+    pub fn combination(self) -> &'static str {
+        match self {
+            EffectKind::Deny => "the first denying rule by priority gives the reason; the others are listed by --explain",
+            EffectKind::Block => "the first blocking rule by priority gives the message",
+            EffectKind::Arguments => "each key is set by the first rule by priority that sets it",
+            EffectKind::Tools => "includes intersect, excludes union; include applies first, then exclude",
+            EffectKind::FuelDelta => "summed, saturating at the 64-bit integer bounds",
+            EffectKind::Fuel => "the first rule by priority wins",
+            EffectKind::Fallback => "the first rule by priority wins",
+            EffectKind::Request => "each top-level key is set by the first rule by priority that sets it",
+        }
+    }
+}
+
+/// One hook point.
+#[derive(Debug, Clone, Copy)]
+pub struct HookPoint {
+    pub name: &'static str,
+    pub class: HookClass,
+    pub doc: &'static str,
+    pub payload: &'static [Field],
+    pub effects: &'static [EffectKind],
+}
+
+impl HookPoint {
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        self.payload.iter().find(|f| f.name == name)
+    }
+
+    pub fn allows(&self, effect: EffectKind) -> bool {
+        self.effects.contains(&effect)
+    }
+}
+
+// Shared payload pieces.
+const TOOL_NAME: Field = field("tool_name", Ty::Str, "Name of the tool being called.");
+const CONTEXT_NAME: Field = field("context_name", Ty::Str, "Name of the active context.");
+const FUEL_REMAINING: Field = optional(
+    "fuel_remaining",
+    Ty::Int,
+    "Remaining tool-call budget. Absent when fuel is unlimited.",
+);
+const FUEL_TOTAL: Field = optional(
+    "fuel_total",
+    Ty::Int,
+    "Total tool-call budget. Absent when fuel is unlimited.",
+);
+const SUMMARY: Field = field("summary", Ty::Str, "Conversation summary.");
+const ARGUMENTS: Field = field("arguments", Ty::AnyMap, "The tool's arguments.");
+const MESSAGE_COUNT: Field = field("message_count", Ty::Int, "Number of messages.");
+
+const TOOL_ENTRY: &[Field] = &[
+    field("name", Ty::Str, "Tool name."),
+    field(
+        "type",
+        Ty::Str,
+        "Tool category: memory, fs_read, fs_write, shell, network, index, flow, plugin, ...",
+    ),
+];
+const TOOL_CALL: &[Field] = &[
+    field("name", Ty::Str, "Name of the tool that ran."),
+    field("arguments", Ty::AnyMap, "Its arguments."),
+];
+
+const PERMISSION: &[EffectKind] = &[EffectKind::Deny];
+const FUEL: &[EffectKind] = &[
+    EffectKind::FuelDelta,
+    EffectKind::Fuel,
+    EffectKind::Fallback,
+];
+const NONE: &[EffectKind] = &[];
+
+/// Every chibi hook point, in the order of chibi's documentation.
+pub const HOOKS: &[HookPoint] = &[
+    HookPoint {
+        name: "on_start",
+        class: HookClass::Observe,
+        doc: "chibi starts, before any processing.",
+        payload: &[
+            field("chibi_home", Ty::Str, "chibi home directory."),
+            field("project_root", Ty::Str, "Project root directory."),
+            field("tool_count", Ty::Int, "Number of loaded tools."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "on_end",
+        class: HookClass::Observe,
+        doc: "chibi exits, after all processing.",
+        payload: &[
+            field("chibi_home", Ty::Str, "chibi home directory."),
+            field("project_root", Ty::Str, "Project root directory."),
+            field("tool_count", Ty::Int, "Number of loaded tools."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_message",
+        class: HookClass::Observe,
+        doc: "Before a prompt is sent to the model.",
+        payload: &[
+            field("prompt", Ty::Str, "The user's prompt."),
+            CONTEXT_NAME,
+            SUMMARY,
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_message",
+        class: HookClass::Observe,
+        doc: "After the model's final response.",
+        payload: &[
+            field("prompt", Ty::Str, "The original prompt."),
+            field("response", Ty::Str, "The model's response."),
+            CONTEXT_NAME,
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_system_prompt",
+        class: HookClass::Observe,
+        doc: "Before the system prompt is built.",
+        payload: &[
+            CONTEXT_NAME,
+            SUMMARY,
+            field("flock_goals", Ty::List(&Ty::Any), "Goals of the flocks the context is in."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_system_prompt",
+        class: HookClass::Observe,
+        doc: "After the system prompt is built.",
+        payload: &[
+            CONTEXT_NAME,
+            SUMMARY,
+            field("flock_goals", Ty::List(&Ty::Any), "Goals of the flocks the context is in."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_tool",
+        class: HookClass::ToolGate,
+        doc: "Before any tool runs, ahead of the permission hooks: block the call or rewrite its arguments.",
+        payload: &[TOOL_NAME, ARGUMENTS],
+        effects: &[EffectKind::Block, EffectKind::Arguments],
+    },
+    HookPoint {
+        name: "post_tool",
+        class: HookClass::Observe,
+        doc: "After a tool ran.",
+        payload: &[
+            TOOL_NAME,
+            ARGUMENTS,
+            field("result", Ty::Str, "The tool's output."),
+            field("cached", Ty::Bool, "Whether the output was cached for its size."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_tool_output",
+        class: HookClass::Observe,
+        doc: "After a tool returned, before caching.",
+        payload: &[TOOL_NAME, ARGUMENTS, field("output", Ty::Str, "The raw output.")],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_tool_output",
+        class: HookClass::Observe,
+        doc: "After tool output was processed and cached.",
+        payload: &[
+            TOOL_NAME,
+            ARGUMENTS,
+            field("output", Ty::Str, "Output after pre_tool_output."),
+            field("final_output", Ty::Str, "What the model will see."),
+            field("cached", Ty::Bool, "Whether the output was cached."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_api_tools",
+        class: HookClass::ToolFilter,
+        doc: "Before the tool list is offered to the model, once per user turn.",
+        payload: &[
+            CONTEXT_NAME,
+            field("tools", Ty::List(&Ty::Object(TOOL_ENTRY)), "Tools on offer: {name, type}."),
+            FUEL_REMAINING,
+            FUEL_TOTAL,
+        ],
+        effects: &[EffectKind::Tools],
+    },
+    HookPoint {
+        name: "pre_api_request",
+        class: HookClass::RequestMerge,
+        doc: "Before the model request is sent, once per user turn. Only model options take effect.",
+        payload: &[
+            CONTEXT_NAME,
+            field(
+                "request_body",
+                Ty::AnyMap,
+                "The full request body: model, messages, tools, temperature, ...",
+            ),
+            FUEL_REMAINING,
+            FUEL_TOTAL,
+        ],
+        effects: &[EffectKind::Request],
+    },
+    HookPoint {
+        name: "pre_agentic_loop",
+        class: HookClass::Fuel,
+        doc: "Before each agentic loop, once per user turn.",
+        payload: &[
+            CONTEXT_NAME,
+            field("current_fallback", Ty::Str, "call_agent or call_user."),
+            field("message", Ty::Str, "The user message of this loop."),
+            FUEL_REMAINING,
+            FUEL_TOTAL,
+        ],
+        effects: FUEL,
+    },
+    HookPoint {
+        name: "post_tool_batch",
+        class: HookClass::Fuel,
+        doc: "After a batch of tool calls ran. fuel_remaining is the value before this batch is charged.",
+        payload: &[
+            CONTEXT_NAME,
+            field("current_fallback", Ty::Str, "call_agent or call_user."),
+            field("tool_calls", Ty::List(&Ty::Object(TOOL_CALL)), "The calls of the batch: {name, arguments}."),
+            FUEL_REMAINING,
+            FUEL_TOTAL,
+        ],
+        effects: FUEL,
+    },
+    HookPoint {
+        name: "pre_file_read",
+        class: HookClass::Permission,
+        doc: "Before a file outside the project and the allowed paths is read.",
+        payload: &[
+            field("tool_name", Ty::Str, "file_head, file_tail or file_lines."),
+            field("path", Ty::Str, "Path joined to the project root, not canonicalised."),
+        ],
+        effects: PERMISSION,
+    },
+    HookPoint {
+        name: "pre_file_write",
+        class: HookClass::Permission,
+        doc: "Before any file write or edit, inside the project too.",
+        payload: &[
+            field("tool_name", Ty::Str, "write_file or file_edit."),
+            field("path", Ty::Str, "The raw path argument; may be relative to the project root."),
+            field("content", Ty::Nullable(&Ty::Str), "Content to write; may be null for edits."),
+            optional("operation", Ty::Str, "The edit operation (file_edit only)."),
+        ],
+        effects: PERMISSION,
+    },
+    HookPoint {
+        name: "pre_shell_exec",
+        class: HookClass::Permission,
+        doc: "Before every shell command.",
+        payload: &[TOOL_NAME, field("command", Ty::Str, "The shell command line.")],
+        effects: PERMISSION,
+    },
+    HookPoint {
+        name: "pre_fetch_url",
+        class: HookClass::Permission,
+        doc: "Before a URL chibi judged sensitive is fetched, or a network tool without a URL runs.",
+        payload: &[
+            TOOL_NAME,
+            optional("url", Ty::Str, "The URL. Absent when safety is no_url."),
+            field("safety", Ty::Str, "sensitive, or no_url for network tools without a URL."),
+            optional(
+                "reason",
+                Ty::Str,
+                "chibi's classification: loopback address, private network address, link-local address, cloud metadata endpoint, could not parse URL.",
+            ),
+            optional("summary", Ty::Str, "Summary of the call (safety no_url only)."),
+        ],
+        effects: PERMISSION,
+    },
+    HookPoint {
+        name: "pre_spawn_agent",
+        class: HookClass::Observe,
+        doc: "Before a sub-agent model call.",
+        payload: &[
+            field("system_prompt", Ty::Str, "System prompt of the sub-agent."),
+            field("input", Ty::Str, "Input to process."),
+            field("model", Ty::Str, "Model identifier."),
+            optional("temperature", Ty::Any, "Sampling temperature."),
+            optional("max_tokens", Ty::Int, "Maximum response tokens."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_spawn_agent",
+        class: HookClass::Observe,
+        doc: "After a sub-agent returned.",
+        payload: &[
+            field("system_prompt", Ty::Str, "System prompt used."),
+            field("input", Ty::Str, "Input content."),
+            field("model", Ty::Str, "Model identifier."),
+            field("response", Ty::Str, "The sub-agent's response."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_cache_output",
+        class: HookClass::Observe,
+        doc: "Before a large tool output is cached.",
+        payload: &[
+            TOOL_NAME,
+            ARGUMENTS,
+            field("content", Ty::Str, "Full output."),
+            field("char_count", Ty::Int, "Characters in the output."),
+            field("line_count", Ty::Int, "Lines in the output."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_cache_output",
+        class: HookClass::Observe,
+        doc: "After an output was cached.",
+        payload: &[
+            TOOL_NAME,
+            field("cache_id", Ty::Str, "File name of the cache entry."),
+            field("output_size", Ty::Int, "Size of the cached output in bytes."),
+            field("preview_size", Ty::Int, "Size of the preview shown to the model."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_send_message",
+        class: HookClass::Observe,
+        doc: "Before an inter-context message is delivered.",
+        payload: &[
+            field("from", Ty::Str, "Sending context."),
+            field("to", Ty::Str, "Recipient context."),
+            field("content", Ty::Str, "Message content."),
+            CONTEXT_NAME,
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_send_message",
+        class: HookClass::Observe,
+        doc: "After an inter-context message was delivered.",
+        payload: &[
+            field("from", Ty::Str, "Sending context."),
+            field("to", Ty::Str, "Recipient context."),
+            field("content", Ty::Str, "Message content."),
+            CONTEXT_NAME,
+            field("delivery_result", Ty::Str, "Delivery outcome."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_index_file",
+        class: HookClass::Observe,
+        doc: "After the code indexer indexed a file.",
+        payload: &[
+            field("path", Ty::Str, "Relative path of the file."),
+            field("lang", Ty::Str, "Detected language."),
+            field("symbol_count", Ty::Int, "Symbols indexed."),
+            field("ref_count", Ty::Int, "References indexed."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_vfs_write",
+        class: HookClass::Observe,
+        doc: "Before a VFS write made through a tool (advisory).",
+        payload: &[
+            TOOL_NAME,
+            field("path", Ty::Str, "VFS path."),
+            field("content", Ty::Nullable(&Ty::Str), "New content; null for edits."),
+            field("caller", Ty::Str, "Context making the write."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_vfs_write",
+        class: HookClass::Observe,
+        doc: "After a VFS write made through a tool.",
+        payload: &[
+            TOOL_NAME,
+            field("path", Ty::Str, "VFS path."),
+            field("caller", Ty::Str, "Context that made the write."),
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_clear",
+        class: HookClass::Observe,
+        doc: "Before a context is cleared.",
+        payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_clear",
+        class: HookClass::Observe,
+        doc: "After a context was cleared.",
+        payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_compact",
+        class: HookClass::Observe,
+        doc: "Before full compaction.",
+        payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_compact",
+        class: HookClass::Observe,
+        doc: "After full compaction.",
+        payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "pre_rolling_compact",
+        class: HookClass::Observe,
+        doc: "Before rolling compaction.",
+        payload: &[
+            CONTEXT_NAME,
+            MESSAGE_COUNT,
+            field("non_system_count", Ty::Int, "Non-system messages."),
+            SUMMARY,
+        ],
+        effects: NONE,
+    },
+    HookPoint {
+        name: "post_rolling_compact",
+        class: HookClass::Observe,
+        doc: "After rolling compaction.",
+        payload: &[
+            CONTEXT_NAME,
+            MESSAGE_COUNT,
+            field("messages_archived", Ty::Int, "Messages archived."),
+            SUMMARY,
+        ],
+        effects: NONE,
+    },
+];
+
+/// Variables every condition sees besides the payload's top-level fields.
+pub const BUILTIN_VARIABLES: &[Field] = &[
+    field("payload", Ty::AnyMap, "The whole payload object."),
+    field("hook", Ty::Str, "Name of the hook point being decided."),
+    field("harness", Ty::Str, "The harness asking: chibi, ..."),
+    field(
+        "project_root",
+        Ty::Str,
+        "The project root (CHIBI_PROJECT_ROOT for chibi; the current directory when unset).",
+    ),
+];
+
+/// Looks a hook point up by name.
+pub fn hook(name: &str) -> Option<&'static HookPoint> {
+    HOOKS.iter().find(|h| h.name == name)
+}
+
+/// Names of all hook points, in catalogue order.
+pub fn hook_names() -> impl Iterator<Item = &'static str> {
+    HOOKS.iter().map(|h| h.name)
+}
+
+/// The hooks that accept an effect; for hints such as "deny is valid on ...".
+pub fn hooks_allowing(effect: EffectKind) -> Vec<&'static str> {
+    HOOKS
+        .iter()
+        .filter(|h| h.allows(effect))
+        .map(|h| h.name)
+        .collect()
+}
+
+/// Renders the catalogue as Markdown; committed as `docs/hooks.md` and kept
+/// fresh by a test.
+pub fn markdown() -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    out.push_str("# Hook catalogue\n\n");
+    out.push_str("Generated by `policy hooks --markdown` from `src/catalogue.rs`; do not edit by hand.\n\n");
+    out.push_str("## Hook points\n\n| hook | class | effects | on error (default) | when |\n|---|---|---|---|---|\n");
+    for h in HOOKS {
+        let effects = if h.effects.is_empty() {
+            "none".to_string()
+        } else {
+            h.effects
+                .iter()
+                .map(|e| format!("`{}`", e.key()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let failure = match (h.class, h.class.default_failure()) {
+            (HookClass::Observe, _) => "n/a",
+            (HookClass::ToolGate, FailureMode::Closed) => "block",
+            (_, FailureMode::Closed) => "deny",
+            (_, FailureMode::Open) => "no change",
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            h.name,
+            h.class.as_str(),
+            effects,
+            failure,
+            h.doc
+        );
+    }
+    out.push_str("\n## How effects combine when several rules match\n\n| effect | combination |\n|---|---|\n");
+    for e in EffectKind::ALL {
+        let _ = writeln!(out, "| `{}` | {} |", e.key(), e.combination());
+    }
+    out.push_str("\n## Variables every condition sees\n\n| variable | type | meaning |\n|---|---|---|\n");
+    for f in BUILTIN_VARIABLES {
+        let _ = writeln!(out, "| `{}` | {} | {} |", f.name, f.ty, f.doc);
+    }
+    out.push_str("\n## Payloads\n\nEach top-level field is also a variable of its own name.\n");
+    for h in HOOKS {
+        let _ = writeln!(out, "\n### `{}`\n\n| field | type | always sent | meaning |\n|---|---|---|---|", h.name);
+        for f in h.payload {
+            write_field_rows(&mut out, "", f);
+        }
+    }
+    out
+}
+
+fn write_field_rows(out: &mut String, prefix: &str, f: &Field) {
+    use std::fmt::Write;
+    let always = match f.presence {
+        Presence::Always => "yes",
+        Presence::Optional => "no: guard with `has()`",
+    };
+    let _ = writeln!(out, "| `{prefix}{}` | {} | {} | {} |", f.name, f.ty, always, f.doc);
+    let nested = match f.ty {
+        Ty::Object(fields) => Some((fields, format!("{prefix}{}.", f.name))),
+        Ty::List(Ty::Object(fields)) => Some((*fields, format!("{prefix}{}[].", f.name))),
+        _ => None,
+    };
+    if let Some((fields, prefix)) = nested {
+        for inner in fields {
+            write_field_rows(out, &prefix, inner);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_names_are_unique() {
+        let mut names: Vec<_> = hook_names().collect();
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+
+    #[test]
+    fn only_permission_hooks_deny() {
+        for h in HOOKS {
+            assert_eq!(
+                h.allows(EffectKind::Deny),
+                h.class == HookClass::Permission,
+                "{}",
+                h.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_fixture_hook_is_catalogued_with_its_fields() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/chibi");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return; // fixtures live beside the repo; the end-to-end tests insist on them
+        };
+        for entry in entries {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let name = v["hook"].as_str().unwrap();
+            let hook = hook(name).unwrap_or_else(|| panic!("{name} not catalogued"));
+            for key in v["payload"].as_object().unwrap().keys() {
+                assert!(hook.field(key).is_some(), "{name}: field {key} not catalogued");
+            }
+            for f in hook.payload {
+                if f.presence == Presence::Always {
+                    assert!(v["payload"].get(f.name).is_some(), "{name}: {} missing in fixture", f.name);
+                }
+            }
+        }
+    }
+}

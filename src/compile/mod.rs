@@ -1,0 +1,596 @@
+//! Compiling a loaded policy set: semantic checks, CEL compiled once, and a
+//! decision tree per hook point.
+//!
+//! `policy check` compiles every rule to find every problem. A harness call
+//! compiles only the rules of the hook it serves: a `pre_shell_exec` call
+//! never pays for the CEL of `pre_api_request` rules.
+
+pub mod index;
+
+use crate::catalogue::{self, EffectKind, HookClass, HookPoint};
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::expr::template::{self, Piece, Template};
+use crate::load::tree::{Node, Span, Value};
+use crate::load::{scalar, LoadedRule, PolicySet};
+use crate::model::{Fallback, IntOrExpr, OnError, Rule};
+use cel::Program;
+use serde_json::Value as Json;
+use std::collections::HashMap;
+
+/// Text with optional `${{ }}` expressions (reasons, messages).
+#[derive(Debug)]
+pub enum Text {
+    Literal(String),
+    Parts(Vec<TextPart>),
+}
+
+#[derive(Debug)]
+pub enum TextPart {
+    Text(String),
+    Expr(Program),
+}
+
+/// A JSON value whose strings may hold `${{ }}` expressions.
+#[derive(Debug)]
+pub enum ValueTemplate {
+    Literal(Json),
+    Expr(Program),
+    Text(Text),
+    Object(Vec<(String, ValueTemplate)>),
+    Array(Vec<ValueTemplate>),
+}
+
+#[derive(Debug)]
+pub enum IntValue {
+    Literal(i64),
+    Expr(Program),
+}
+
+#[derive(Debug)]
+pub enum ToolPattern {
+    Name(String),
+    Glob(String, globset::GlobMatcher),
+    Type(String),
+}
+
+impl ToolPattern {
+    pub fn matches(&self, name: &str, tool_type: &str) -> bool {
+        match self {
+            ToolPattern::Name(n) => n == name,
+            ToolPattern::Glob(_, m) => m.is_match(name),
+            ToolPattern::Type(t) => t == tool_type,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct ToolsEffect {
+    pub include: Option<Vec<ToolPattern>>,
+    pub exclude: Option<Vec<ToolPattern>>,
+}
+
+#[derive(Debug, Default)]
+pub struct Effects {
+    pub deny: Option<Text>,
+    pub block: Option<Text>,
+    pub arguments: Option<Vec<(String, ValueTemplate)>>,
+    pub tools: Option<ToolsEffect>,
+    pub fuel_delta: Option<IntValue>,
+    pub fuel: Option<IntValue>,
+    pub fallback: Option<Fallback>,
+    pub request: Option<Vec<(String, ValueTemplate)>>,
+}
+
+#[derive(Debug)]
+pub struct Condition {
+    pub program: Program,
+    pub source: String,
+}
+
+#[derive(Debug)]
+pub struct CompiledRule {
+    pub id: String,
+    pub description: Option<String>,
+    pub hooks: Vec<&'static str>,
+    pub priority: i64,
+    /// Position in the loaded set; the tie-breaker of equal priorities.
+    pub order: usize,
+    /// `file:line` of the rule, for explanations.
+    pub origin: String,
+    pub when: Option<Condition>,
+    pub effects: Effects,
+}
+
+/// Rules of one field filed under the literal values they require.
+#[derive(Debug, Default)]
+pub struct FieldIndex {
+    pub field: String,
+    pub by_value: HashMap<String, Vec<usize>>,
+}
+
+/// The decision tree of one hook point: rules that always need evaluating,
+/// and rules reachable only through a discriminating field's value. Every
+/// list holds indexes into [`CompiledPolicy::rules`], ascending.
+#[derive(Debug, Default)]
+pub struct HookPlan {
+    pub always: Vec<usize>,
+    pub indexes: Vec<FieldIndex>,
+}
+
+impl HookPlan {
+    /// Candidate rules for a payload, in decision order.
+    pub fn candidates(&self, payload: &Json) -> Vec<usize> {
+        let mut out = self.always.clone();
+        for index in &self.indexes {
+            if let Some(Json::String(value)) = payload.get(&index.field) {
+                if let Some(rules) = index.by_value.get(value) {
+                    out.extend_from_slice(rules);
+                }
+            }
+        }
+        if !self.indexes.is_empty() {
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
+    }
+
+    pub fn rule_count(&self) -> usize {
+        self.always.len() + self.indexes.iter().map(|i| i.by_value.values().map(Vec::len).sum::<usize>()).sum::<usize>()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct CompiledPolicy {
+    /// Sorted by (priority, order): the order in which effects are decided.
+    pub rules: Vec<CompiledRule>,
+    pub plans: HashMap<&'static str, HookPlan>,
+    pub on_error: Option<OnError>,
+}
+
+impl CompiledPolicy {
+    pub fn plan(&self, hook: &str) -> Option<&HookPlan> {
+        self.plans.get(hook)
+    }
+
+    /// The hooks at least one rule applies to, in catalogue order.
+    pub fn hooks(&self) -> Vec<&'static str> {
+        catalogue::hook_names().filter(|h| self.plans.contains_key(h)).collect()
+    }
+}
+
+/// Compiles a policy set. With `only_hook`, rules of other hooks are checked
+/// for shape but their CEL is not compiled.
+pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut rules = Vec::new();
+    let mut seen_ids: HashMap<&str, &LoadedRule> = HashMap::new();
+
+    for loaded in &set.rules {
+        let rule = &loaded.rule;
+        if let Some(first) = seen_ids.get(rule.id.as_str()) {
+            let (line, _) = first.file.line_col(first.node.span.start);
+            let span = loaded.node.get("id").map_or(loaded.node.span, |n| n.span);
+            diags.push(
+                Diagnostic::error("rule::duplicate-id", format!("rule id `{}` is used twice", rule.id))
+                    .at(&loaded.file, span)
+                    .label("second use")
+                    .help(format!("first used at {}:{line}; ids must be unique across the loaded set", first.file.name())),
+            );
+            continue;
+        }
+        seen_ids.insert(&rule.id, loaded);
+        let mut rc = RuleCompiler { loaded, diags: &mut diags };
+        if let Some(compiled) = rc.compile(only_hook) {
+            rules.push(compiled);
+        }
+    }
+
+    rules.sort_by_key(|r| (r.priority, r.order));
+    let mut plans: HashMap<&'static str, HookPlan> = HashMap::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let disc = rule.when.as_ref().and_then(|c| {
+            index::discriminator(c.program.expression(), &|field| {
+                // Only string fields every hook of the rule always sends: an
+                // absent field makes the condition an error (which fails
+                // closed), and skipping the rule would hide that.
+                rule.hooks.iter().all(|h| {
+                    catalogue::hook(h)
+                        .and_then(|hp| hp.field(field))
+                        .is_some_and(|f| f.ty == catalogue::Ty::Str && f.presence == catalogue::Presence::Always)
+                })
+            })
+        });
+        for hook in &rule.hooks {
+            let plan = plans.entry(hook).or_default();
+            match &disc {
+                Some(d) => {
+                    let pos = match plan.indexes.iter().position(|x| x.field == d.field) {
+                        Some(pos) => pos,
+                        None => {
+                            plan.indexes.push(FieldIndex { field: d.field.clone(), by_value: HashMap::new() });
+                            plan.indexes.len() - 1
+                        }
+                    };
+                    for v in &d.values {
+                        let list = plan.indexes[pos].by_value.entry(v.clone()).or_default();
+                        if list.last() != Some(&i) {
+                            list.push(i);
+                        }
+                    }
+                }
+                None => plan.always.push(i),
+            }
+        }
+    }
+    let policy = CompiledPolicy { rules, plans, on_error: set.settings.on_error };
+    (policy, diags)
+}
+
+struct RuleCompiler<'a> {
+    loaded: &'a LoadedRule,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl RuleCompiler<'_> {
+    fn rule(&self) -> &Rule {
+        &self.loaded.rule
+    }
+
+    fn node(&self, key: &str) -> Option<&Node> {
+        self.loaded.node.get(key)
+    }
+
+    fn key_span(&self, key: &str) -> Span {
+        self.loaded.node.entry(key).map_or(self.loaded.node.span, |e| e.key_span)
+    }
+
+    fn error(&mut self, code: &'static str, message: String, span: Span) -> &mut Diagnostic {
+        self.diags.push(Diagnostic::error(code, message).at(&self.loaded.file, span));
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn compile(&mut self, only_hook: Option<&str>) -> Option<CompiledRule> {
+        let hooks = self.hooks()?;
+        let present = present_effects(self.rule());
+        let mut ok = self.check_effects(&hooks, &present);
+        let wanted = only_hook.is_none_or(|h| hooks.iter().any(|hp| hp.name == h));
+        if !wanted {
+            return None;
+        }
+        let when = match &self.rule().when {
+            Some(source) => {
+                let node = self.node("when").cloned();
+                match crate::expr::compile(source) {
+                    Ok(program) => Some(Condition { program, source: source.clone() }),
+                    Err(e) => {
+                        self.cel_error(node.as_ref(), e.char_offset, &e.message, "when");
+                        ok = false;
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        let effects = self.effects(&mut ok);
+        if !ok {
+            return None;
+        }
+        let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
+        Some(CompiledRule {
+            id: self.rule().id.clone(),
+            description: self.rule().description.clone(),
+            hooks: hooks.iter().map(|h| h.name).collect(),
+            priority: self.rule().priority.unwrap_or(0),
+            order: self.loaded.order,
+            origin: format!("{}:{line}", self.loaded.file.name()),
+            when,
+            effects,
+        })
+    }
+
+    fn hooks(&mut self) -> Option<Vec<&'static HookPoint>> {
+        let mut out = Vec::new();
+        for name in self.rule().hook.names() {
+            match catalogue::hook(name) {
+                Some(h) => out.push(h),
+                None => {
+                    // The schema reports unknown names with their location; this
+                    // only guards rules built without going through it.
+                    let hint = did_you_mean(name, catalogue::hook_names());
+                    let span = self.node("hook").map_or(self.loaded.node.span, |n| n.span);
+                    self.error("hook::unknown", format!("unknown hook point `{name}`"), span)
+                        .help = hint.map(|h| format!("did you mean `{h}`?"));
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn check_effects(&mut self, hooks: &[&'static HookPoint], present: &[EffectKind]) -> bool {
+        let mut ok = true;
+        for hook in hooks {
+            if hook.class == HookClass::Observe {
+                let span = self.node("hook").map_or(self.loaded.node.span, |n| n.span);
+                self.error(
+                    "hook::no-effects",
+                    format!("`{}` is an observe-only hook: no rule effect applies there", hook.name),
+                    span,
+                )
+                .help = Some("hooks with effects: pre_tool, pre_api_tools, pre_api_request, pre_agentic_loop, post_tool_batch and the permission hooks pre_shell_exec, pre_file_read, pre_file_write, pre_fetch_url".into());
+                return false;
+            }
+        }
+        if present.is_empty() {
+            let valid: Vec<&str> = {
+                let mut v: Vec<&str> = hooks.iter().flat_map(|h| h.effects.iter().map(|e| e.key())).collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let span = self.node("id").map_or(self.loaded.node.span, |n| n.span);
+            let id = self.rule().id.clone();
+            self.error("rule::no-effect", format!("rule `{id}` has no effect"), span).help =
+                Some(format!("give it one of: {}", valid.join(", ")));
+            return false;
+        }
+        for effect in present {
+            for hook in hooks {
+                if !hook.allows(*effect) {
+                    let valid = catalogue::hooks_allowing(*effect);
+                    let span = self.key_span(effect.key());
+                    let d = self.error(
+                        "effect::wrong-hook",
+                        format!("`{}` has no meaning on `{}`", effect.key(), hook.name),
+                        span,
+                    );
+                    d.label = Some(format!("not an effect of {}", hook.name));
+                    d.help = Some(if hook.effects.is_empty() {
+                        format!("`{}` is valid on: {}", effect.key(), valid.join(", "))
+                    } else {
+                        let keys: Vec<_> = hook.effects.iter().map(|e| e.key()).collect();
+                        format!(
+                            "on {} use: {}; `{}` is valid on: {}",
+                            hook.name,
+                            keys.join(", "),
+                            effect.key(),
+                            valid.join(", ")
+                        )
+                    });
+                    ok = false;
+                }
+            }
+        }
+        ok
+    }
+
+    fn effects(&mut self, ok: &mut bool) -> Effects {
+        let rule = self.rule().clone();
+        let mut effects = Effects { fallback: rule.fallback, ..Effects::default() };
+        if let Some(reason) = &rule.deny {
+            if reason.trim().is_empty() {
+                let span = self.node("deny").map_or(self.loaded.node.span, |n| n.span);
+                let d = Diagnostic::warning("rule::empty-reason", "the deny reason is empty")
+                    .at(&self.loaded.file, span)
+                    .help("the model and the user see this reason; say what is not allowed and why");
+                self.diags.push(d);
+            }
+            effects.deny = self.text(reason, &["deny"], ok);
+        }
+        if let Some(message) = &rule.block {
+            effects.block = self.text(message, &["block"], ok);
+        }
+        if let Some(map) = &rule.arguments {
+            effects.arguments = Some(self.object(map, &["arguments"], ok));
+        }
+        if let Some(map) = &rule.request {
+            effects.request = Some(self.object(map, &["request"], ok));
+        }
+        if let Some(tools) = &rule.tools {
+            effects.tools = self.tools(tools, ok);
+        }
+        effects.fuel_delta = rule.fuel_delta.as_ref().and_then(|v| self.int(v, "fuel_delta", ok));
+        effects.fuel = rule.fuel.as_ref().and_then(|v| self.int(v, "fuel", ok));
+        effects
+    }
+
+    fn node_at(&self, path: &[&str]) -> Option<&Node> {
+        let mut node = &self.loaded.node;
+        for key in path {
+            node = node.get(key)?;
+        }
+        Some(node)
+    }
+
+    fn text(&mut self, text: &str, path: &[&str], ok: &mut bool) -> Option<Text> {
+        let node = self.node_at(path).cloned();
+        match template::parse(text) {
+            Ok(Template::Literal) => Some(Text::Literal(text.to_string())),
+            Ok(Template::Whole { source, char_offset }) => {
+                let program = self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
+                Some(Text::Parts(vec![TextPart::Expr(program)]))
+            }
+            Ok(Template::Interpolated(pieces)) => {
+                let mut parts = Vec::new();
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => parts.push(TextPart::Text(t.to_string())),
+                        Piece::Expr { source, char_offset } => {
+                            let program = self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
+                            parts.push(TextPart::Expr(program));
+                        }
+                    }
+                }
+                Some(Text::Parts(parts))
+            }
+            Err(e) => {
+                self.cel_error(node.as_ref(), e.char_offset, "`${{` is not closed by `}}`", &path.join("."));
+                *ok = false;
+                None
+            }
+        }
+    }
+
+    fn template_expr(&mut self, node: Option<&Node>, source: &str, offset: usize, path: &[&str], ok: &mut bool) -> Option<Program> {
+        match crate::expr::compile(source) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.cel_error(node, offset + e.char_offset, &e.message, &path.join("."));
+                *ok = false;
+                None
+            }
+        }
+    }
+
+    fn value(&mut self, value: &Json, path: &[&str], ok: &mut bool) -> ValueTemplate {
+        match value {
+            Json::String(s) => {
+                let node = self.node_at(path).cloned();
+                match template::parse(s) {
+                    Ok(Template::Literal) => ValueTemplate::Literal(value.clone()),
+                    Ok(Template::Whole { source, char_offset }) => {
+                        match self.template_expr(node.as_ref(), source, char_offset, path, ok) {
+                            Some(p) => ValueTemplate::Expr(p),
+                            None => ValueTemplate::Literal(Json::Null),
+                        }
+                    }
+                    _ => match self.text(s, path, ok) {
+                        Some(t) => ValueTemplate::Text(t),
+                        None => ValueTemplate::Literal(Json::Null),
+                    },
+                }
+            }
+            Json::Object(map) => ValueTemplate::Object(self.object(map, path, ok)),
+            Json::Array(items) => {
+                // Array elements are addressed by index in the tree only roughly;
+                // errors inside them point at the array.
+                ValueTemplate::Array(items.iter().map(|v| self.value(v, path, ok)).collect())
+            }
+            other => ValueTemplate::Literal(other.clone()),
+        }
+    }
+
+    fn object(&mut self, map: &serde_json::Map<String, Json>, path: &[&str], ok: &mut bool) -> Vec<(String, ValueTemplate)> {
+        map.iter()
+            .map(|(k, v)| {
+                let mut p: Vec<&str> = path.to_vec();
+                p.push(k);
+                (k.clone(), self.value(v, &p, ok))
+            })
+            .collect()
+    }
+
+    fn int(&mut self, value: &IntOrExpr, key: &str, ok: &mut bool) -> Option<IntValue> {
+        match value {
+            IntOrExpr::Int(i) => Some(IntValue::Literal(*i)),
+            IntOrExpr::Expr(text) => {
+                let node = self.node(key).cloned();
+                match template::parse(text) {
+                    Ok(Template::Whole { source, char_offset }) => self
+                        .template_expr(node.as_ref(), source, char_offset, &[key], ok)
+                        .map(IntValue::Expr),
+                    _ => {
+                        let span = node.map_or(self.loaded.node.span, |n| n.span);
+                        self.error("schema::value", format!("`{key}` must be an integer or one `${{{{ expr }}}}`"), span);
+                        *ok = false;
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn tools(&mut self, tools: &crate::model::ToolFilter, ok: &mut bool) -> Option<ToolsEffect> {
+        if tools.include.is_none() && tools.exclude.is_none() {
+            let span = self.key_span("tools");
+            self.error("rule::empty-tools", "`tools` needs `include` or `exclude`".into(), span);
+            *ok = false;
+            return None;
+        }
+        let include = tools.include.as_ref().map(|l| self.patterns(l, "include", ok));
+        let exclude = tools.exclude.as_ref().map(|l| self.patterns(l, "exclude", ok));
+        Some(ToolsEffect { include, exclude })
+    }
+
+    fn patterns(&mut self, list: &[String], key: &str, ok: &mut bool) -> Vec<ToolPattern> {
+        let items: Vec<Node> = match self.node_at(&["tools", key]).map(|n| &n.value) {
+            Some(Value::Seq(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let mut out = Vec::new();
+        for (i, pattern) in list.iter().enumerate() {
+            let span = items.get(i).map_or(self.loaded.node.span, |n| n.span);
+            if let Some(t) = pattern.strip_prefix("type:") {
+                out.push(ToolPattern::Type(t.to_string()));
+            } else if pattern.contains(['*', '?', '[', '{']) {
+                match globset::GlobBuilder::new(pattern).literal_separator(true).build() {
+                    Ok(g) => out.push(ToolPattern::Glob(pattern.clone(), g.compile_matcher())),
+                    Err(e) => {
+                        self.error("glob::invalid", format!("invalid glob `{pattern}`: {}", e.kind()), span).help =
+                            Some("globs use * ? [abc] {a,b}; write `type:NAME` to match a tool type".into());
+                        *ok = false;
+                    }
+                }
+            } else {
+                out.push(ToolPattern::Name(pattern.clone()));
+            }
+        }
+        out
+    }
+
+    /// Reports a CEL problem at its column inside the YAML string.
+    fn cel_error(&mut self, node: Option<&Node>, char_offset: usize, message: &str, key: &str) {
+        let file = self.loaded.file.clone();
+        let span = match node {
+            Some(n) => {
+                let at = scalar::locate(&file.text, n.span, char_offset);
+                Span::new(at, next_char_len(&file.text, at))
+            }
+            None => self.loaded.node.span,
+        };
+        let help = if key == "when" {
+            "conditions are CEL: compare with ==, combine with && and ||, call methods like command.contains(\"x\"); quote the whole condition in YAML"
+        } else {
+            "CEL inside effect values is written ${{ expr }}"
+        };
+        self.diags.push(
+            Diagnostic::error("cel::syntax", format!("invalid CEL in `{key}`: {message}"))
+                .at(&file, span)
+                .label(short_label(message))
+                .help(help),
+        );
+    }
+}
+
+fn short_label(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message);
+    if first.chars().count() > 60 {
+        "here".into()
+    } else {
+        first.to_string()
+    }
+}
+
+fn next_char_len(text: &str, at: usize) -> usize {
+    text.get(at..).and_then(|s| s.chars().next()).map_or(0, char::len_utf8)
+}
+
+/// The effect keys a rule sets.
+pub fn present_effects(rule: &Rule) -> Vec<EffectKind> {
+    let mut out = Vec::new();
+    let mut add = |present: bool, kind| {
+        if present {
+            out.push(kind)
+        }
+    };
+    add(rule.deny.is_some(), EffectKind::Deny);
+    add(rule.block.is_some(), EffectKind::Block);
+    add(rule.arguments.is_some(), EffectKind::Arguments);
+    add(rule.tools.is_some(), EffectKind::Tools);
+    add(rule.fuel_delta.is_some(), EffectKind::FuelDelta);
+    add(rule.fuel.is_some(), EffectKind::Fuel);
+    add(rule.fallback.is_some(), EffectKind::Fallback);
+    add(rule.request.is_some(), EffectKind::Request);
+    out
+}

@@ -1,0 +1,94 @@
+//! Load, compile and decide in one call, with the failure rules applied.
+//!
+//! Failures are values here, never panics or early exits: a policy that does
+//! not load, a payload that is not JSON, a condition that fails at run time.
+//! Each adapter turns an [`Outcome`] into its harness's reply, and the failure
+//! mode of the hook class (see `catalogue::HookClass::default_failure`, the
+//! policy's `on_error`) decides whether that reply denies or says nothing.
+
+use crate::catalogue::{self, FailureMode, HookClass, HookPoint};
+use crate::compile::{compile, CompiledPolicy};
+use crate::diagnostic::Diagnostic;
+use crate::eval::{decide, DecideContext, Decision};
+use crate::load;
+use crate::model::OnError;
+use serde_json::Value as Json;
+use std::path::PathBuf;
+
+/// The largest payload read from a harness. chibi's `pre_api_request`
+/// carries the whole conversation; 32 MiB leaves room for long sessions
+/// while bounding what a runaway input can make us hold.
+pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
+
+/// A policy ready to decide, or why it is not.
+pub enum Prepared {
+    Ready(CompiledPolicy),
+    Broken { message: String, diagnostics: Vec<Diagnostic> },
+}
+
+/// Loads and compiles the policy for one hook (or all, with `None`).
+/// Any error, in any file, makes the policy broken: half a policy is not
+/// what its author reviewed.
+pub fn prepare(paths: &[PathBuf], only_hook: Option<&str>) -> Prepared {
+    let (set, mut diags) = load::load(paths);
+    if !diags.iter().any(Diagnostic::is_error) {
+        let (policy, more) = compile(&set, only_hook);
+        diags.extend(more);
+        if !diags.iter().any(Diagnostic::is_error) {
+            return Prepared::Ready(policy);
+        }
+    }
+    let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.is_error()).collect();
+    let first = errors[0];
+    let mut message = match first.location() {
+        Some((file, Some((line, col)))) => format!("{file}:{line}:{col}: {}", first.message),
+        Some((file, None)) => format!("{file}: {}", first.message),
+        None => first.message.clone(),
+    };
+    if errors.len() > 1 {
+        message.push_str(&format!(" (and {} more; run `policy check`)", errors.len() - 1));
+    }
+    Prepared::Broken { message, diagnostics: diags }
+}
+
+/// The result of one hook call.
+pub enum Outcome {
+    Decided(Decision),
+    /// The policy could not decide; the message says why.
+    Failed(String),
+}
+
+/// Failure mode in force for a hook, given the policy's setting.
+pub fn failure_mode(hook: &HookPoint, on_error: Option<OnError>) -> FailureMode {
+    match (hook.class, on_error) {
+        (HookClass::Permission | HookClass::ToolGate, Some(OnError::FailOpen)) => FailureMode::Open,
+        (HookClass::Permission | HookClass::ToolGate, _) => FailureMode::Closed,
+        _ => FailureMode::Open,
+    }
+}
+
+/// Parses a payload, refusing what is not a JSON object of sane size.
+pub fn parse_payload(bytes: &[u8]) -> Result<Json, String> {
+    if bytes.len() > MAX_PAYLOAD_BYTES {
+        return Err(format!(
+            "payload is {} bytes; the limit is {MAX_PAYLOAD_BYTES}",
+            bytes.len()
+        ));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("payload is empty".into());
+    }
+    let value: Json = serde_json::from_slice(bytes).map_err(|e| format!("payload is not valid JSON: {e}"))?;
+    if !value.is_object() {
+        return Err("payload is not a JSON object".into());
+    }
+    Ok(value)
+}
+
+/// Decides a payload already parsed.
+pub fn run(policy: &CompiledPolicy, hook: &str, payload: &Json, ctx: DecideContext<'_>) -> Outcome {
+    if catalogue::hook(hook).is_none() {
+        return Outcome::Failed(format!("unknown hook point `{hook}`"));
+    }
+    Outcome::Decided(decide(policy, hook, payload, ctx))
+}

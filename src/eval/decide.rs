@@ -1,0 +1,271 @@
+//! Deciding one payload: which rules match, and their combined effect.
+//!
+//! Effects combine as chibi combines several plugins' replies, so a policy of
+//! many rules behaves like many one-rule plugins: includes intersect, excludes
+//! unite, fuel deltas add up (saturating), and for single-valued effects
+//! (deny reason, block message, fuel, fallback, each request or argument key)
+//! the first matching rule in (priority, file order) wins. The decision is
+//! harness-neutral; adapters turn it into each harness's reply.
+
+use crate::compile::{CompiledPolicy, CompiledRule, IntValue, Text, TextPart, ToolPattern, ValueTemplate};
+use crate::expr::{self, EvalError, PayloadResolver};
+use crate::model::Fallback;
+use serde_json::{Map, Value as Json};
+
+/// Who is asking, besides the payload.
+#[derive(Debug, Clone, Copy)]
+pub struct DecideContext<'a> {
+    pub harness: &'a str,
+    pub project_root: &'a str,
+}
+
+/// A single-valued effect and the rule that set it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Won<T> {
+    pub value: T,
+    pub rule: String,
+}
+
+/// What happened to one candidate rule, for `--explain` and decision logs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RuleTrace {
+    pub rule: String,
+    pub origin: String,
+    pub condition: Option<String>,
+    /// `matched`, `not matched`, or `error`.
+    pub outcome: &'static str,
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    pub deny: Option<Won<String>>,
+    /// Other rules that also denied, in order.
+    pub also_denied: Vec<String>,
+    pub block: Option<Won<String>>,
+    pub arguments: Vec<(String, Won<Json>)>,
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
+    pub fuel_delta: Option<i64>,
+    pub fuel: Option<Won<i64>>,
+    pub fallback: Option<Won<Fallback>>,
+    pub request: Vec<(String, Won<Json>)>,
+    pub matched: Vec<String>,
+    /// Rules whose condition or effect failed at run time.
+    pub errors: Vec<(String, String)>,
+    pub trace: Vec<RuleTrace>,
+    /// How many rules the hook has, and how many the index let through.
+    pub rules_for_hook: usize,
+    pub candidates: usize,
+}
+
+impl Decision {
+    pub fn is_empty(&self) -> bool {
+        self.deny.is_none()
+            && self.block.is_none()
+            && self.arguments.is_empty()
+            && self.include.is_none()
+            && self.exclude.is_empty()
+            && self.fuel_delta.is_none()
+            && self.fuel.is_none()
+            && self.fallback.is_none()
+            && self.request.is_empty()
+    }
+
+    /// A one-line summary of the run-time errors, for reasons and stderr.
+    pub fn error_summary(&self) -> Option<String> {
+        if self.errors.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self.errors.iter().map(|(rule, e)| format!("rule `{rule}`: {e}")).collect();
+        Some(parts.join("; "))
+    }
+}
+
+/// Decides `payload` at `hook`.
+pub fn decide(policy: &CompiledPolicy, hook: &str, payload: &Json, ctx: DecideContext<'_>) -> Decision {
+    let mut decision = Decision::default();
+    let Some(plan) = policy.plan(hook) else {
+        return decision;
+    };
+    let candidates = plan.candidates(payload);
+    decision.rules_for_hook = plan.rule_count();
+    decision.candidates = candidates.len();
+    let resolver = PayloadResolver {
+        payload,
+        hook,
+        harness: ctx.harness,
+        project_root: ctx.project_root,
+    };
+    for index in candidates {
+        let rule = &policy.rules[index];
+        let mut trace = RuleTrace {
+            rule: rule.id.clone(),
+            origin: rule.origin.clone(),
+            condition: rule.when.as_ref().map(|c| c.source.clone()),
+            outcome: "matched",
+            detail: None,
+        };
+        let matched = match &rule.when {
+            None => Ok(true),
+            Some(cond) => expr::evaluate_bool(&cond.program, &resolver),
+        };
+        match matched {
+            Ok(true) => {
+                if let Err(e) = apply(rule, &resolver, payload, &mut decision) {
+                    trace.outcome = "error";
+                    trace.detail = Some(e.0.clone());
+                    decision.errors.push((rule.id.clone(), e.0));
+                } else {
+                    decision.matched.push(rule.id.clone());
+                }
+            }
+            Ok(false) => trace.outcome = "not matched",
+            Err(e) => {
+                trace.outcome = "error";
+                trace.detail = Some(e.0.clone());
+                decision.errors.push((rule.id.clone(), e.0));
+            }
+        }
+        decision.trace.push(trace);
+    }
+    decision
+}
+
+fn apply(rule: &CompiledRule, resolver: &PayloadResolver<'_>, payload: &Json, d: &mut Decision) -> Result<(), EvalError> {
+    let fx = &rule.effects;
+    // Evaluate everything first so a failing effect leaves no partial trace.
+    let deny = fx.deny.as_ref().map(|t| render_text(t, resolver)).transpose()?;
+    let block = fx.block.as_ref().map(|t| render_text(t, resolver)).transpose()?;
+    let arguments = fx.arguments.as_ref().map(|o| render_object(o, resolver)).transpose()?;
+    let request = fx.request.as_ref().map(|o| render_object(o, resolver)).transpose()?;
+    let fuel_delta = fx.fuel_delta.as_ref().map(|v| render_int(v, resolver)).transpose()?;
+    let fuel = fx.fuel.as_ref().map(|v| render_int(v, resolver)).transpose()?;
+
+    if let Some(reason) = deny {
+        if d.deny.is_none() {
+            d.deny = Some(won(&rule.id, reason));
+        } else {
+            d.also_denied.push(rule.id.clone());
+        }
+    }
+    if let Some(message) = block {
+        if d.block.is_none() {
+            d.block = Some(won(&rule.id, message));
+        }
+    }
+    for (key, value) in arguments.into_iter().flatten() {
+        if !d.arguments.iter().any(|(k, _)| *k == key) {
+            d.arguments.push((key, won(&rule.id, value)));
+        }
+    }
+    for (key, value) in request.into_iter().flatten() {
+        if !d.request.iter().any(|(k, _)| *k == key) {
+            d.request.push((key, won(&rule.id, value)));
+        }
+    }
+    if let Some(delta) = fuel_delta {
+        d.fuel_delta = Some(d.fuel_delta.unwrap_or(0).saturating_add(delta));
+    }
+    if let Some(fuel) = fuel {
+        if d.fuel.is_none() {
+            d.fuel = Some(won(&rule.id, fuel));
+        }
+    }
+    if let Some(fallback) = fx.fallback {
+        if d.fallback.is_none() {
+            d.fallback = Some(won(&rule.id, fallback));
+        }
+    }
+    if let Some(tools) = &fx.tools {
+        let offered = offered_tools(payload);
+        if let Some(include) = &tools.include {
+            let names: Vec<String> = offered
+                .iter()
+                .filter(|(name, ty)| include.iter().any(|p| p.matches(name, ty)))
+                .map(|(name, _)| name.to_string())
+                .collect();
+            d.include = Some(match d.include.take() {
+                None => names,
+                Some(prev) => prev.into_iter().filter(|n| names.contains(n)).collect(),
+            });
+        }
+        if let Some(exclude) = &tools.exclude {
+            for (name, ty) in &offered {
+                if exclude.iter().any(|p| p.matches(name, ty)) && !d.exclude.iter().any(|n| n == name) {
+                    d.exclude.push(name.to_string());
+                }
+            }
+            // Plain names are excluded even when not offered in this payload.
+            for p in exclude {
+                if let ToolPattern::Name(n) = p {
+                    if !d.exclude.contains(n) {
+                        d.exclude.push(n.clone());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn won<T>(rule: &str, value: T) -> Won<T> {
+    Won { value, rule: rule.to_string() }
+}
+
+/// `(name, type)` of every tool in a `pre_api_tools` payload.
+pub fn offered_tools(payload: &Json) -> Vec<(&str, &str)> {
+    payload
+        .get("tools")
+        .and_then(Json::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| Some((t.get("name")?.as_str()?, t.get("type").and_then(Json::as_str).unwrap_or(""))))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn render_text(text: &Text, resolver: &PayloadResolver<'_>) -> Result<String, EvalError> {
+    match text {
+        Text::Literal(s) => Ok(s.clone()),
+        Text::Parts(parts) => {
+            let mut out = String::new();
+            for part in parts {
+                match part {
+                    TextPart::Text(t) => out.push_str(t),
+                    TextPart::Expr(p) => match expr::evaluate(p, resolver)? {
+                        Json::String(s) => out.push_str(&s),
+                        other => out.push_str(&other.to_string()),
+                    },
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+fn render_value(value: &ValueTemplate, resolver: &PayloadResolver<'_>) -> Result<Json, EvalError> {
+    match value {
+        ValueTemplate::Literal(j) => Ok(j.clone()),
+        ValueTemplate::Expr(p) => expr::evaluate(p, resolver),
+        ValueTemplate::Text(t) => render_text(t, resolver).map(Json::String),
+        ValueTemplate::Object(fields) => Ok(Json::Object(render_object(fields, resolver)?.into_iter().collect::<Map<_, _>>())),
+        ValueTemplate::Array(items) => items.iter().map(|v| render_value(v, resolver)).collect::<Result<_, _>>().map(Json::Array),
+    }
+}
+
+fn render_object(fields: &[(String, ValueTemplate)], resolver: &PayloadResolver<'_>) -> Result<Vec<(String, Json)>, EvalError> {
+    fields.iter().map(|(k, v)| Ok((k.clone(), render_value(v, resolver)?))).collect()
+}
+
+fn render_int(value: &IntValue, resolver: &PayloadResolver<'_>) -> Result<i64, EvalError> {
+    match value {
+        IntValue::Literal(i) => Ok(*i),
+        IntValue::Expr(p) => match expr::evaluate(p, resolver)? {
+            Json::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or(0)),
+            other => Err(EvalError(format!("expected an integer, the expression gave {other}"))),
+        },
+    }
+}

@@ -1,0 +1,5 @@
+//! Evaluation: deciding one payload against a compiled policy.
+pub mod decide;
+pub mod json_val;
+
+pub use decide::{decide, DecideContext, Decision};

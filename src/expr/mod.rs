@@ -1,0 +1,228 @@
+//! CEL as hook-policy uses it: one environment for every expression,
+//! `${{ expr }}` templates in effect values, and the payload resolver.
+
+pub mod template;
+
+use crate::eval::json_val::{to_val, val_to_json, JsonMap};
+use cel::common::types::CelString;
+use cel::common::value::CowVal;
+use cel::context::VariableResolver;
+use cel::{Context, Env, Program};
+use serde_json::Value as Json;
+use std::sync::{Arc, OnceLock};
+
+/// The shared CEL environment: the standard library plus the strings and
+/// lists extensions. Built once per process; building it registers a few
+/// hundred overloads, too costly to repeat per expression.
+pub fn env() -> &'static Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        // These cannot fail on a fresh stdlib environment: no names overlap.
+        env.add_extension(cel::extensions::strings)
+            .expect("strings extension registers");
+        env.add_extension(cel::extensions::lists)
+            .expect("lists extension registers");
+        Arc::new(env)
+    })
+}
+
+/// A CEL syntax error, positioned inside the expression text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntaxError {
+    pub message: String,
+    /// Character offset into the expression where the error is.
+    pub char_offset: usize,
+}
+
+/// The most expressions may contain, in bytes; longer ones are refused before
+/// parsing so a hostile policy cannot make the parser work without bound.
+pub const MAX_EXPRESSION_BYTES: usize = 16 * 1024;
+/// Maximum nesting of parentheses, brackets and braces; the parser recurses on them.
+pub const MAX_EXPRESSION_NESTING: usize = 64;
+
+/// Compiles one expression with the shared environment.
+pub fn compile(source: &str) -> Result<Program, SyntaxError> {
+    if source.len() > MAX_EXPRESSION_BYTES {
+        return Err(SyntaxError {
+            message: format!(
+                "expression is {} bytes long; the limit is {MAX_EXPRESSION_BYTES}",
+                source.len()
+            ),
+            char_offset: 0,
+        });
+    }
+    if let Some(offset) = nesting_overflow(source) {
+        return Err(SyntaxError {
+            message: format!("expression nests deeper than {MAX_EXPRESSION_NESTING} levels"),
+            char_offset: offset,
+        });
+    }
+    if source.trim().is_empty() {
+        return Err(SyntaxError {
+            message: "empty expression".into(),
+            char_offset: 0,
+        });
+    }
+    // The parser can panic on some malformed input; a policy must never take
+    // the process down, so a panic becomes a syntax error.
+    let parsed = std::panic::catch_unwind(|| env().compile(source));
+    match parsed {
+        Ok(Ok(program)) => Ok(program),
+        Ok(Err(errors)) => {
+            let first = errors.errors.first();
+            let (line, col) = first.map_or((1, 1), |e| (e.pos.0.max(1) as usize, e.pos.1.max(0) as usize));
+            Err(SyntaxError {
+                message: first.map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
+                char_offset: char_offset_of(source, line, col),
+            })
+        }
+        Err(_) => Err(SyntaxError {
+            message: "the CEL parser could not read this expression".into(),
+            char_offset: 0,
+        }),
+    }
+}
+
+fn tidy_message(msg: &str) -> String {
+    msg.trim().to_string()
+}
+
+/// Character offset of a 1-based line and 0-based column, clamped to the text.
+fn char_offset_of(source: &str, line: usize, col: usize) -> usize {
+    let mut offset = 0;
+    for (i, text) in source.split('\n').enumerate() {
+        if i + 1 == line {
+            return offset + col.min(text.chars().count());
+        }
+        offset += text.chars().count() + 1;
+    }
+    source.chars().count()
+}
+
+fn nesting_overflow(source: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in source.chars().enumerate() {
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_EXPRESSION_NESTING {
+                    return Some(i);
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What an expression sees: the payload's top-level fields as variables,
+/// the payload itself as `payload`, and the decision's context.
+pub struct PayloadResolver<'a> {
+    pub payload: &'a Json,
+    pub hook: &'a str,
+    pub harness: &'a str,
+    pub project_root: &'a str,
+}
+
+impl VariableResolver for PayloadResolver<'_> {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        match variable {
+            "payload" => match self.payload {
+                Json::Object(map) => Some(CowVal::owned(JsonMap::new(map))),
+                other => Some(CowVal::Owned(to_val(other))),
+            },
+            "hook" => Some(CowVal::owned(CelString::from(self.hook))),
+            "harness" => Some(CowVal::owned(CelString::from(self.harness))),
+            "project_root" => Some(CowVal::owned(CelString::from(self.project_root))),
+            name => self.payload.get(name).map(|v| CowVal::Owned(to_val(v))),
+        }
+    }
+}
+
+/// Why an evaluation failed at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalError(pub String);
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Runs a program against a payload and returns its result as JSON.
+pub fn evaluate(program: &Program, resolver: &PayloadResolver<'_>) -> Result<Json, EvalError> {
+    let mut ctx = Context::with_env(env().clone());
+    ctx.set_variable_resolver(resolver);
+    let value = cel::Value::resolve_val(program.expression(), &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
+    val_to_json(value.as_ref()).map_err(EvalError)
+}
+
+/// Runs a condition; anything but a boolean result is an error.
+pub fn evaluate_bool(program: &Program, resolver: &PayloadResolver<'_>) -> Result<bool, EvalError> {
+    let mut ctx = Context::with_env(env().clone());
+    ctx.set_variable_resolver(resolver);
+    let value = cel::Value::resolve_val(program.expression(), &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
+    match value.downcast_ref::<cel::common::types::CelBool>() {
+        Some(b) => Ok(*b.inner()),
+        None => Err(EvalError(format!(
+            "the condition gave a {} where true or false was expected",
+            value.get_type().name()
+        ))),
+    }
+}
+
+fn describe_execution_error(e: &cel::ExecutionError) -> String {
+    match e {
+        cel::ExecutionError::UndeclaredReference(name) => {
+            format!("`{name}` is not in the payload (guard optional fields with has(payload.{name}))")
+        }
+        cel::ExecutionError::NoSuchKey(key) => {
+            format!("no field `{key}` (guard optional fields with has(...))")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(expr: &str, payload: &Json) -> Result<Json, EvalError> {
+        let program = compile(expr).unwrap();
+        let r = PayloadResolver { payload, hook: "pre_tool", harness: "chibi", project_root: "/p" };
+        evaluate(&program, &r)
+    }
+
+    #[test]
+    fn payload_fields_are_variables() {
+        let p = json!({"tool_name": "shell_exec", "arguments": {"command": "ls -la", "n": 3},
+                       "tools": [{"name": "a", "type": "fs"}, {"name": "b", "type": "shell"}]});
+        assert_eq!(run("tool_name == 'shell_exec'", &p), Ok(json!(true)));
+        assert_eq!(run("arguments.command.startsWith('ls')", &p), Ok(json!(true)));
+        assert_eq!(run("arguments.n + 1", &p), Ok(json!(4)));
+        assert_eq!(run("'command' in arguments", &p), Ok(json!(true)));
+        assert_eq!(run("has(arguments.missing)", &p), Ok(json!(false)));
+        assert_eq!(run("has(payload.tool_name)", &p), Ok(json!(true)));
+        assert_eq!(run("tools.exists(t, t.type == 'shell')", &p), Ok(json!(true)));
+        assert_eq!(run("tools.map(t, t.name)", &p), Ok(json!(["a", "b"])));
+        assert_eq!(run("size(arguments)", &p), Ok(json!(2)));
+        assert_eq!(run("arguments == {'command': 'ls -la', 'n': 3}", &p), Ok(json!(true)));
+        assert_eq!(run("payload.arguments", &p), Ok(p["arguments"].clone()));
+        assert_eq!(run("hook + ':' + harness + ':' + project_root", &p), Ok(json!("pre_tool:chibi:/p")));
+        assert!(run("fuel_remaining > 3", &p).unwrap_err().0.contains("fuel_remaining"));
+    }
+
+    #[test]
+    fn syntax_errors_point_into_the_expression() {
+        let e = compile("command.contains(\"rm -rf\"").unwrap_err();
+        assert!(e.char_offset > 10, "{e:?}");
+        let e = compile("a == \n  b +").unwrap_err();
+        assert!(e.char_offset >= 6, "{e:?}");
+        let e = compile("x ==== 1").unwrap_err();
+        eprintln!("{e:?}");
+        assert!((2..=5).contains(&e.char_offset), "{e:?}");
+    }
+}

@@ -1,0 +1,341 @@
+//! The `policy` command line.
+//!
+//! The binary is also the chibi plugin: a copy installed by `policy install
+//! chibi` finds its manifest beside itself and speaks the plugin protocol
+//! instead of parsing a command line. That check comes first and is cheap,
+//! because chibi starts a fresh process for every hook call.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use hook_policy::adapters::chibi;
+use hook_policy::catalogue;
+use hook_policy::compile::compile;
+use hook_policy::diagnostic::{Diagnostic, Severity};
+use hook_policy::engine::{self, Outcome, Prepared};
+use hook_policy::eval::{DecideContext, Decision};
+use hook_policy::{load, model, render};
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "policy", version, about = "YAML + CEL guardrails for AI agent hooks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate policy files and directories, reporting every problem.
+    ///
+    /// Exit status: 0 clean, 1 problems found, 2 could not run.
+    Check {
+        /// Policy files or directories (default: the current directory).
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Treat warnings as failures.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Decide one payload and print the reply the harness would get.
+    Eval(EvalArgs),
+    /// Like `eval --explain`: show how the decision was reached.
+    Explain(EvalArgs),
+    /// Print the JSON Schema of the policy format.
+    Schema,
+    /// List the hook points, their payloads and effects.
+    Hooks {
+        /// Print the full reference as Markdown (docs/hooks.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Make a harness use a policy.
+    Install {
+        #[command(subcommand)]
+        harness: InstallTarget,
+    },
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Policy files or directories.
+    #[arg(long, short, required = true)]
+    policy: Vec<PathBuf>,
+    /// Hook point (taken from the payload file when it is a {"hook", "payload"} capture).
+    #[arg(long)]
+    hook: Option<String>,
+    /// Payload JSON file, or - for standard input.
+    #[arg(long, default_value = "-")]
+    payload: String,
+    /// Explain the decision on standard error.
+    #[arg(long)]
+    explain: bool,
+    /// Project root seen by conditions as `project_root`.
+    #[arg(long)]
+    project_root: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum InstallTarget {
+    /// Install as a chibi plugin in <home>/plugins/hook-policy/.
+    Chibi {
+        /// chibi home directory (default: $CHIBI_HOME, else ~/.chibi).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Policy files or directories.
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum Format {
+    Human,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() || args == ["--schema"] {
+        if let Some((_, manifest)) = chibi::Manifest::beside_current_exe() {
+            let inv = chibi::Invocation::from_env(&args);
+            let code = chibi::run_plugin(
+                &manifest,
+                &inv,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
+            return ExitCode::from(code as u8);
+        }
+    }
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check { paths, format, deny_warnings } => check(paths, format, deny_warnings),
+        Command::Eval(args) => eval(args, false),
+        Command::Explain(args) => eval(args, true),
+        Command::Schema => {
+            print!("{}", model::schema_text());
+            ExitCode::SUCCESS
+        }
+        Command::Hooks { markdown } => {
+            if markdown {
+                print!("{}", catalogue::markdown());
+            } else {
+                for h in catalogue::HOOKS {
+                    let effects: Vec<&str> = h.effects.iter().map(|e| e.key()).collect();
+                    let effects = if effects.is_empty() { "observe only".to_string() } else { effects.join(", ") };
+                    println!("{:<22} {:<14} {}", h.name, h.class.as_str(), effects);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Install { harness: InstallTarget::Chibi { home, policy } } => {
+            let home = home
+                .or_else(|| std::env::var_os("CHIBI_HOME").map(PathBuf::from))
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".chibi")));
+            let Some(home) = home else {
+                eprintln!("error: no chibi home: pass --home DIR");
+                return ExitCode::from(2);
+            };
+            match chibi::install(&home, &policy) {
+                Ok(msg) => {
+                    println!("{msg}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
+    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+    let (set, mut diags) = load::load(&paths);
+    let could_not_run = diags.iter().any(|d| d.code.starts_with("io::") && d.file.is_none());
+    if !could_not_run {
+        let (_, more) = compile(&set, None);
+        diags.extend(more);
+    }
+    diags.sort_by(|a, b| {
+        let key = |d: &Diagnostic| (d.file.as_ref().map(|f| f.name()), d.span.map(|s| s.start));
+        key(a).cmp(&key(b))
+    });
+    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = diags.len() - errors;
+    match format {
+        Format::Human => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", render::human(&diags, color));
+            let files = set.files.len();
+            if errors == 0 && warnings == 0 {
+                eprintln!("ok: {files} file(s), {} rule(s), no problems", set.rules.len());
+            } else {
+                eprintln!("{errors} error(s), {warnings} warning(s) in {files} file(s)");
+            }
+        }
+        Format::Json => {
+            let out = serde_json::json!({
+                "diagnostics": diags.iter().map(render::to_json).collect::<Vec<_>>(),
+                "summary": { "files": set.files.len(), "rules": set.rules.len(), "errors": errors, "warnings": warnings },
+            });
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+    }
+    if could_not_run {
+        ExitCode::from(2)
+    } else if errors > 0 || (deny_warnings && warnings > 0) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn read_payload(source: &str) -> Result<Vec<u8>, String> {
+    if source == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(buf)
+    } else {
+        std::fs::read(source).map_err(|e| format!("cannot read {source}: {e}"))
+    }
+}
+
+fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
+    let bytes = match read_payload(&args.payload) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Accept captured fixtures, {"hook": ..., "payload": {...}}, as well as bare payloads.
+    let parsed = engine::parse_payload(&bytes);
+    let (envelope_hook, payload) = match parsed {
+        Ok(v) => match (v.get("hook").and_then(|h| h.as_str()), v.get("payload")) {
+            (Some(h), Some(p)) if v.as_object().is_some_and(|o| o.len() == 2) && p.is_object() => (Some(h.to_string()), Ok(p.clone())),
+            _ => (None, Ok(v)),
+        },
+        Err(e) => (None, Err(e)),
+    };
+    let Some(hook_name) = args.hook.or(envelope_hook) else {
+        eprintln!("error: no hook point: pass --hook NAME (`policy hooks` lists them)");
+        return ExitCode::from(2);
+    };
+    let Some(hook) = catalogue::hook(&hook_name) else {
+        let hint = hook_policy::diagnostic::did_you_mean(&hook_name, catalogue::hook_names());
+        eprintln!(
+            "error: unknown hook point `{hook_name}`{}",
+            hint.map(|h| format!("; did you mean `{h}`?")).unwrap_or_default()
+        );
+        return ExitCode::from(2);
+    };
+    let project_root = args
+        .project_root
+        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .unwrap_or_else(|| "/".into());
+    let ctx = DecideContext { harness: chibi::HARNESS, project_root: &project_root };
+
+    let (reply, decision, failed) = match engine::prepare(&args.policy, Some(hook.name)) {
+        Prepared::Broken { message, diagnostics } => {
+            eprint!("{}", render::human(&diagnostics, false));
+            let outcome = Outcome::Failed(format!("the policy does not load: {message}"));
+            (chibi::reply(hook, &outcome, None, None), None, true)
+        }
+        Prepared::Ready(policy) => match payload {
+            Err(e) => (chibi::reply(hook, &Outcome::Failed(e), policy.on_error, None), None, true),
+            Ok(payload) => {
+                let outcome = engine::run(&policy, hook.name, &payload, ctx);
+                let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
+                let decision = match outcome {
+                    Outcome::Decided(d) => Some(d),
+                    Outcome::Failed(_) => None,
+                };
+                (reply, decision, false)
+            }
+        },
+    };
+    let explanation = explain(hook.name, decision.as_ref(), &reply);
+    if explain_only {
+        print!("{explanation}");
+    } else {
+        if args.explain {
+            eprint!("{explanation}");
+        }
+        for line in &reply.stderr {
+            eprintln!("{line}");
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", reply.json);
+    }
+    if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn explain(hook: &str, decision: Option<&Decision>, reply: &chibi::Reply) -> String {
+    let mut out = String::new();
+    match decision {
+        None => out.push_str(&format!("{hook}: the policy could not decide\n")),
+        Some(d) => {
+            out.push_str(&format!(
+                "{hook}: {} rule(s) for this hook, {} candidate(s) after indexing\n",
+                d.rules_for_hook, d.candidates
+            ));
+            for t in &d.trace {
+                let mark = match t.outcome {
+                    "matched" => "✓",
+                    "not matched" => "✗",
+                    _ => "!",
+                };
+                out.push_str(&format!("  {mark} {} ({}) {}\n", t.rule, t.origin, t.outcome));
+                if let Some(c) = &t.condition {
+                    out.push_str(&format!("      when: {}\n", c.trim()));
+                }
+                if let Some(detail) = &t.detail {
+                    out.push_str(&format!("      error: {detail}\n"));
+                }
+            }
+            if let Some(deny) = &d.deny {
+                out.push_str(&format!("  deny: `{}` gives the reason", deny.rule));
+                if !d.also_denied.is_empty() {
+                    out.push_str(&format!("; also denied by: {}", d.also_denied.join(", ")));
+                }
+                out.push('\n');
+            }
+            if let Some(b) = &d.block {
+                out.push_str(&format!("  block: `{}` gives the message\n", b.rule));
+            }
+            for (k, w) in &d.arguments {
+                out.push_str(&format!("  arguments.{k}: set by `{}`\n", w.rule));
+            }
+            if let Some(inc) = &d.include {
+                out.push_str(&format!("  include (intersection): {}\n", inc.join(", ")));
+            }
+            if !d.exclude.is_empty() {
+                out.push_str(&format!("  exclude (union): {}\n", d.exclude.join(", ")));
+            }
+            if let Some(delta) = d.fuel_delta {
+                out.push_str(&format!("  fuel_delta (sum): {delta}\n"));
+            }
+            if let Some(f) = &d.fuel {
+                out.push_str(&format!("  fuel: {} from `{}`\n", f.value, f.rule));
+            }
+            if let Some(f) = &d.fallback {
+                out.push_str(&format!("  fallback: {} from `{}`\n", f.value.as_str(), f.rule));
+            }
+            for (k, w) in &d.request {
+                out.push_str(&format!("  request_body.{k}: {} from `{}`\n", w.value, w.rule));
+            }
+        }
+    }
+    out.push_str(&format!("  reply: {}\n", reply.json));
+    out
+}

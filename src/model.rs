@@ -1,0 +1,262 @@
+//! The policy format as Rust types: the JSON Schema is generated from them
+//! (`policy schema`), and a file that passes the schema deserialises into them.
+//!
+//! Doc comments here are user documentation: they become the schema's
+//! descriptions, which editors show on hover.
+
+use crate::catalogue;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
+use std::borrow::Cow;
+
+/// A hook-policy policy file. A directory of such files loads as one policy set.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "hook-policy policy file")]
+pub struct PolicyFile {
+    /// Format version. Always 1.
+    pub version: Version,
+    /// Settings that apply to the whole policy set.
+    #[serde(default)]
+    pub settings: Option<Settings>,
+    /// The rules. Each names the hook point(s) it applies to, an optional
+    /// condition, and its effect.
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+}
+
+/// The format version; only 1 exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Version;
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match u64::deserialize(d)? {
+            1 => Ok(Version),
+            other => Err(serde::de::Error::custom(format!(
+                "unsupported version {other}; this hook-policy reads version 1"
+            ))),
+        }
+    }
+}
+
+impl JsonSchema for Version {
+    fn schema_name() -> Cow<'static, str> {
+        "Version".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "description": "Format version. Always 1.", "const": 1 })
+    }
+}
+
+/// Settings for the whole policy set.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// What a permission hook (`pre_shell_exec`, `pre_file_read`, `pre_file_write`,
+    /// `pre_fetch_url`) and `pre_tool` answer when the policy cannot decide: it
+    /// failed to load, a condition failed at run time, or the payload was
+    /// malformed. `fail_closed` (the default) denies or blocks with a reason
+    /// naming the problem; `fail_open` says nothing, so the harness's own
+    /// permission handling decides. Other hooks always change nothing on error
+    /// and report the problem on stderr.
+    #[serde(default)]
+    pub on_error: Option<OnError>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Deny (permission hooks) or block (`pre_tool`) when the policy cannot decide.
+    FailClosed,
+    /// Say nothing when the policy cannot decide; the harness decides.
+    FailOpen,
+}
+
+/// One rule: where it applies, when, and what it does.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Unique identifier across the whole loaded policy set. Shown in denial
+    /// reasons, `--explain` output and test reports.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"), length(max = 128))]
+    pub id: String,
+    /// What the rule is for, in words.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The hook point this rule applies to, or a list of them.
+    pub hook: Hooks,
+    /// CEL condition over the hook payload; the rule applies only when it is
+    /// true. Absent means always. Every top-level payload field is a variable,
+    /// as are `payload` (the whole payload), `hook`, `harness` and
+    /// `project_root`.
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Order among matching rules: lower first; ties keep file order (files
+    /// of a directory in name order). Decides whose reason, `fuel`, `fallback`
+    /// or request key wins.
+    #[serde(default)]
+    pub priority: Option<i64>,
+    /// Deny the operation with this reason (permission hooks only). May embed
+    /// CEL as `${{ expr }}`.
+    #[serde(default)]
+    pub deny: Option<String>,
+    /// Block the tool call with this message (`pre_tool` only). May embed CEL
+    /// as `${{ expr }}`.
+    #[serde(default)]
+    pub block: Option<String>,
+    /// Replace these keys of the tool's arguments (`pre_tool` only). Values
+    /// are literals, or `${{ expr }}` strings evaluated as CEL.
+    #[serde(default)]
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Which tools the model is offered (`pre_api_tools` only).
+    #[serde(default)]
+    pub tools: Option<ToolFilter>,
+    /// Add this to the remaining fuel (negative consumes). Several matching
+    /// rules sum. An integer, or a `${{ expr }}` string.
+    #[serde(default)]
+    pub fuel_delta: Option<IntOrExpr>,
+    /// Set the remaining fuel to this value. An integer, or a `${{ expr }}` string.
+    #[serde(default)]
+    pub fuel: Option<IntOrExpr>,
+    /// Who gets control when the agent stops calling tools.
+    #[serde(default)]
+    pub fallback: Option<Fallback>,
+    /// Keys merged into the model request body (`pre_api_request` only), such
+    /// as `temperature` or `max_tokens`. Values are literals, or `${{ expr }}`
+    /// strings evaluated as CEL.
+    #[serde(default)]
+    pub request: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// One hook name or a list of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Hooks {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Hooks {
+    pub fn names(&self) -> &[String] {
+        match self {
+            Hooks::One(name) => std::slice::from_ref(name),
+            Hooks::Many(names) => names,
+        }
+    }
+}
+
+impl JsonSchema for Hooks {
+    fn schema_name() -> Cow<'static, str> {
+        "Hooks".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let hook = generator.subschema_for::<HookName>();
+        json_schema!({
+            "description": "A hook point, or a list of them.",
+            "anyOf": [hook, { "type": "array", "items": hook, "minItems": 1, "uniqueItems": true }]
+        })
+    }
+}
+
+/// A hook point name, from the hook catalogue.
+pub struct HookName;
+
+impl JsonSchema for HookName {
+    fn schema_name() -> Cow<'static, str> {
+        "HookName".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let variants: Vec<serde_json::Value> = catalogue::HOOKS
+            .iter()
+            .map(|h| {
+                let effects = if h.effects.is_empty() {
+                    "no effects (observe only)".to_string()
+                } else {
+                    let keys: Vec<_> = h.effects.iter().map(|e| e.key()).collect();
+                    format!("effects: {}", keys.join(", "))
+                };
+                serde_json::json!({
+                    "const": h.name,
+                    "description": format!("{} ({}; {effects})", h.doc, h.class.as_str()),
+                })
+            })
+            .collect();
+        json_schema!({ "type": "string", "oneOf": variants })
+    }
+}
+
+/// Tool filtering. Entries are tool names, globs over names (`file_*`), or
+/// tool types written `type:NAME` (`type:fs_write`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilter {
+    /// Offer only tools that match one of these. Several rules' includes intersect.
+    #[serde(default)]
+    pub include: Option<Vec<String>>,
+    /// Never offer tools that match one of these. Several rules' excludes unite.
+    #[serde(default)]
+    pub exclude: Option<Vec<String>>,
+}
+
+/// An integer, or a CEL expression written `${{ expr }}` that yields one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum IntOrExpr {
+    Int(i64),
+    Expr(String),
+}
+
+impl JsonSchema for IntOrExpr {
+    fn schema_name() -> Cow<'static, str> {
+        "IntOrExpr".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "An integer, or a CEL expression written `${{ expr }}` that yields one.",
+            "anyOf": [
+                { "type": "integer" },
+                { "type": "string", "pattern": r"^\s*\$\{\{[\s\S]*\}\}\s*$" }
+            ]
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    /// Return control to the user.
+    CallUser,
+    /// Let the agent continue on its own.
+    CallAgent,
+}
+
+impl Fallback {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallback::CallUser => "call_user",
+            Fallback::CallAgent => "call_agent",
+        }
+    }
+}
+
+/// The JSON Schema of the policy format (2020-12), as committed in `schema/`.
+pub fn schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let schema = generator.into_root_schema_for::<PolicyFile>();
+    let mut value = schema.to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert(
+            "$id".into(),
+            "https://hook-policy.dev/schema/policy.schema.json".into(),
+        );
+    }
+    value
+}
+
+/// The schema as committed: pretty JSON with a final newline.
+pub fn schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&schema()).expect("schema serialises");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,109 @@
+//! Rendering diagnostics: the same values as a human report (miette, with
+//! the source line and a caret) or as JSON for scripts.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use std::fmt;
+
+/// Adapter from our diagnostic to miette's trait.
+struct Report<'a> {
+    d: &'a Diagnostic,
+    source: Option<NamedSource<String>>,
+}
+
+impl fmt::Debug for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl std::error::Error for Report<'_> {}
+
+impl miette::Diagnostic for Report<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.d.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.d.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.d.span?;
+        self.source.as_ref()?;
+        let label = LabeledSpan::new_with_span(self.d.label.clone(), SourceSpan::new(span.start.into(), span.len.max(1)));
+        Some(Box::new(std::iter::once(label)))
+    }
+}
+
+/// Renders diagnostics for a terminal (or plain text when `color` is off).
+pub fn human(diags: &[Diagnostic], color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let mut out = String::new();
+    for d in diags {
+        let source = d.file.as_ref().filter(|_| d.span.is_some()).map(|f| NamedSource::new(f.name(), f.text.clone()));
+        let report = Report { d, source };
+        // Without a span miette shows no location: put the file in the text.
+        if d.span.is_none() {
+            if let Some(f) = &d.file {
+                out.push_str(&format!("{}: ", f.name()));
+            }
+        } else if let Some((file, Some((line, col)))) = d.location() {
+            out.push_str(&format!("{file}:{line}:{col}\n"));
+        }
+        let _ = handler.render_report(&mut out, &report);
+        out.push('\n');
+    }
+    out
+}
+
+/// One line per problem, `file:line:col: severity[code]: message`.
+pub fn short(d: &Diagnostic) -> String {
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    match d.location() {
+        Some((file, Some((l, c)))) => format!("{file}:{l}:{c}: {sev}[{}]: {}", d.code, d.message),
+        Some((file, None)) => format!("{file}: {sev}[{}]: {}", d.code, d.message),
+        None => format!("{sev}[{}]: {}", d.code, d.message),
+    }
+}
+
+/// A diagnostic as JSON: stable field names for scripts.
+pub fn to_json(d: &Diagnostic) -> serde_json::Value {
+    let (file, start) = match d.location() {
+        Some((file, pos)) => (Some(file), pos),
+        None => (None, None),
+    };
+    let end = match (&d.file, d.span) {
+        (Some(f), Some(s)) => Some(f.line_col(s.end())),
+        _ => None,
+    };
+    serde_json::json!({
+        "code": d.code,
+        "severity": d.severity,
+        "message": d.message,
+        "file": file,
+        "line": start.map(|p| p.0),
+        "column": start.map(|p| p.1),
+        "end_line": end.map(|p| p.0),
+        "end_column": end.map(|p| p.1),
+        "label": d.label,
+        "help": d.help,
+    })
+}
