@@ -168,15 +168,8 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
 
     for loaded in &set.rules {
         let rule = &loaded.rule;
-        if let Some(first) = seen_ids.get(rule.id.as_str()) {
-            let (line, _) = first.file.line_col(first.node.span.start);
-            let span = loaded.node.get("id").map_or(loaded.node.span, |n| n.span);
-            diags.push(
-                Diagnostic::error("rule::duplicate-id", format!("rule id `{}` is used twice", rule.id))
-                    .at(&loaded.file, span)
-                    .label("second use")
-                    .help(format!("first used at {}:{line}; ids must be unique across the loaded set", first.file.name())),
-            );
+        if seen_ids.contains_key(rule.id.as_str()) {
+            // Reported by the loader, which sees every rule node.
             continue;
         }
         seen_ids.insert(&rule.id, loaded);

@@ -151,6 +151,9 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
     let mut set = PolicySet::default();
     let mut diags = Vec::new();
     let mut settings_from: Option<(Arc<SourceFile>, Settings)> = None;
+    // Every rule id seen, loaded or not: a duplicate is reported even when
+    // one of the two rules has other problems.
+    let mut ids: std::collections::HashMap<String, (Arc<SourceFile>, usize)> = Default::default();
 
     for source in sources {
         set.files.push(source.clone());
@@ -172,6 +175,24 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
                     .help("a policy file starts with `version: 1` and a list of `rules`"),
             );
             continue;
+        }
+        for node in rule_nodes(&tree) {
+            let Some(id_node) = node.get("id") else { continue };
+            let Some(id) = id_node.as_str() else { continue };
+            match ids.get(id) {
+                Some((first, offset)) => {
+                    let (line, _) = first.line_col(*offset);
+                    diags.push(
+                        Diagnostic::error("rule::duplicate-id", format!("rule id `{id}` is used twice"))
+                            .at(&source, id_node.span)
+                            .label("second use")
+                            .help(format!("first used at {}:{line}; ids must be unique across the loaded set", first.name())),
+                    );
+                }
+                None => {
+                    ids.insert(id.to_string(), (source.clone(), id_node.span.start));
+                }
+            }
         }
         let structural = checker.check(&source, &tree);
         let clean = !structural.iter().any(Diagnostic::is_error);

@@ -19,8 +19,10 @@ pub fn locate(file_text: &str, scalar: Span, char_index: usize) -> usize {
     let offsets = match raw.as_bytes().first() {
         Some(b'\'') => quoted(raw, b'\''),
         Some(b'"') => quoted(raw, b'"'),
-        Some(b'|') | Some(b'>') => block(raw),
-        _ => plain(raw),
+        _ => match block_indent(file_text, scalar.start) {
+            Some(indent) => block(raw, indent),
+            None => plain(raw),
+        },
     };
     let local = offsets
         .get(char_index)
@@ -82,23 +84,32 @@ fn quoted(raw: &str, quote: u8) -> Vec<usize> {
     out
 }
 
-/// Offsets for a block scalar: the header line, then indented content lines.
-fn block(raw: &str) -> Vec<usize> {
-    let Some(first_break) = raw.find('\n') else {
-        return Vec::new();
-    };
-    let content = &raw[first_break + 1..];
-    let indent = content
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .map_or(0, |l| l.len() - l.trim_start_matches(' ').len());
+/// If the scalar at `start` is the content of a block scalar (`|`, `>`),
+/// its indentation. serde-saphyr's span of a block scalar starts at the
+/// first content character, so the indicator is found on an earlier line.
+fn block_indent(text: &str, start: usize) -> Option<usize> {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..start];
+    if !indent.bytes().all(|b| b == b' ') {
+        return None;
+    }
+    let before = text[..line_start].trim_end();
+    let last_line = before.rsplit('\n').next().unwrap_or(before);
+    // Drop a trailing comment, then look for `|` or `>` with optional indicators.
+    let head = last_line.split(" #").next().unwrap_or(last_line).trim_end();
+    let indicator = head.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    (indicator.ends_with('|') || indicator.ends_with('>')).then_some(indent.len())
+}
+
+/// Offsets for a block scalar's content: the first line as is, later lines
+/// without the block's indentation (more-indented lines keep the rest).
+fn block(raw: &str, indent: usize) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut pos = first_break + 1;
-    for line in content.split_inclusive('\n') {
-        let body_start = pos + indent.min(line.len() - line.trim_start_matches(' ').len());
-        for (i, c) in raw[body_start..pos + line.len()].char_indices() {
-            out.push(body_start + i);
-            let _ = c;
+    let mut pos = 0;
+    for (n, line) in raw.split_inclusive('\n').enumerate() {
+        let skip = if n == 0 { 0 } else { indent.min(line.len() - line.trim_start_matches(' ').len()) };
+        for (i, _) in line[skip..].char_indices() {
+            out.push(pos + skip + i);
         }
         pos += line.len();
     }
@@ -145,10 +156,11 @@ mod tests {
         assert_eq!(at("when: a == bc\n", "a == bc", 5), 'b');
         assert_eq!(at("when: 'it''s == x'\n", "'it''s == x'", 3), 's');
         assert_eq!(at("when: \"\\t == y\"\n", "\"\\t == y\"", 5), 'y');
-        let text = "when: |\n    a &&\n    bad\n";
-        let start = text.find('|').unwrap();
+        // serde-saphyr spans a block scalar from its first content character.
+        let text = "when: |\n    a &&\n      bad\n";
+        let start = text.find('a').unwrap();
         let span = Span::new(start, text.len() - start);
-        // "a &&\nbad": index 5 is 'b'
-        assert_eq!(text[locate(text, span, 5)..].chars().next(), Some('b'));
+        // decoded "a &&\n  bad": index 7 is 'b'
+        assert_eq!(text[locate(text, span, 7)..].chars().next(), Some('b'));
     }
 }

@@ -281,7 +281,13 @@ fn describe_error(e: &serde_saphyr::Error) -> String {
     let text = e.to_string();
     // serde-saphyr appends "at line X column Y" and a snippet; keep the first line.
     let first = text.lines().next().unwrap_or("invalid YAML").trim();
-    first.to_string()
+    // Drop "error: line N column M: ": the renderer shows the location.
+    let first = first.strip_prefix("error:").unwrap_or(first).trim_start();
+    let without_position = match first.split_once(": ") {
+        Some((head, rest)) if head.starts_with("line ") && head.contains(" column ") => rest,
+        _ => first,
+    };
+    without_position.to_string()
 }
 
 #[cfg(test)]
