@@ -349,8 +349,11 @@ fn type_error(file: &Arc<SourceFile>, node: &Node, types: &Json, ctx: Ctx<'_>) -
     let mut d = Diagnostic::error("schema::type", format!("{subject}, found {}", article(node.kind_name())))
         .at(file, node.span)
         .label(format!("this is {}", article(node.kind_name())));
+    let wants_string = matches!(types, Json::String(t) if t == "string");
     if matches!(node.value, Value::Null) {
         d = d.help("an empty value is null in YAML; write a value or remove the key");
+    } else if wants_string && matches!(node.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+        d = d.help("YAML reads bare yes/no/on/off/true/false and numbers as non-text; put the value in quotes");
     } else if ctx.key == Some("when") {
         d = d.help("quote the whole condition so YAML reads it as a string, e.g. when: 'x == 1'");
     }
