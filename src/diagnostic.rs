@@ -120,7 +120,10 @@ impl Diagnostic {
 }
 
 /// Suggests the closest candidate for a misspelt name ("did you mean").
-pub fn did_you_mean<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    wrong: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let wrong_lower = wrong.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
@@ -155,14 +158,23 @@ mod tests {
 
     #[test]
     fn suggests_close_names_only() {
-        assert_eq!(did_you_mean("when_", ["when", "deny", "hook"]), Some("when"));
-        assert_eq!(did_you_mean("pre_shel_exec", ["pre_shell_exec", "pre_tool"]), Some("pre_shell_exec"));
+        assert_eq!(
+            did_you_mean("when_", ["when", "deny", "hook"]),
+            Some("when")
+        );
+        assert_eq!(
+            did_you_mean("pre_shel_exec", ["pre_shell_exec", "pre_tool"]),
+            Some("pre_shell_exec")
+        );
         assert_eq!(did_you_mean("zzz", ["when", "deny"]), None);
     }
 
     #[test]
     fn line_col_counts_characters() {
-        let f = SourceFile { path: "x".into(), text: "ab\nçd: x\n".into() };
+        let f = SourceFile {
+            path: "x".into(),
+            text: "ab\nçd: x\n".into(),
+        };
         let off = f.text.find("d:").unwrap();
         assert_eq!(f.line_col(off), (2, 2));
     }

@@ -23,7 +23,10 @@ pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
 /// A policy ready to decide, or why it is not.
 pub enum Prepared {
     Ready(CompiledPolicy),
-    Broken { message: String, diagnostics: Vec<Diagnostic> },
+    Broken {
+        message: String,
+        diagnostics: Vec<Diagnostic>,
+    },
 }
 
 /// Loads and compiles the policy for one hook (or all, with `None`).
@@ -46,9 +49,15 @@ pub fn prepare(paths: &[PathBuf], only_hook: Option<&str>) -> Prepared {
         None => first.message.clone(),
     };
     if errors.len() > 1 {
-        message.push_str(&format!(" (and {} more; run `policy check`)", errors.len() - 1));
+        message.push_str(&format!(
+            " (and {} more; run `policy check`)",
+            errors.len() - 1
+        ));
     }
-    Prepared::Broken { message, diagnostics: diags }
+    Prepared::Broken {
+        message,
+        diagnostics: diags,
+    }
 }
 
 /// The result of one hook call.
@@ -78,7 +87,8 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Json, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("payload is empty".into());
     }
-    let value: Json = serde_json::from_slice(bytes).map_err(|e| format!("payload is not valid JSON: {e}"))?;
+    let value: Json =
+        serde_json::from_slice(bytes).map_err(|e| format!("payload is not valid JSON: {e}"))?;
     if !value.is_object() {
         return Err("payload is not a JSON object".into());
     }

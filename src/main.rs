@@ -18,7 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "policy", version, about = "YAML + CEL guardrails for AI agent hooks")]
+#[command(
+    name = "policy",
+    version,
+    about = "YAML + CEL guardrails for AI agent hooks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -113,7 +117,11 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     match cli.command {
-        Command::Check { paths, format, deny_warnings } => check(paths, format, deny_warnings),
+        Command::Check {
+            paths,
+            format,
+            deny_warnings,
+        } => check(paths, format, deny_warnings),
         Command::Eval(args) => eval(args, false),
         Command::Explain(args) => eval(args, true),
         Command::Schema => {
@@ -126,13 +134,19 @@ fn main() -> ExitCode {
             } else {
                 for h in catalogue::HOOKS {
                     let effects: Vec<&str> = h.effects.iter().map(|e| e.key()).collect();
-                    let effects = if effects.is_empty() { "observe only".to_string() } else { effects.join(", ") };
+                    let effects = if effects.is_empty() {
+                        "observe only".to_string()
+                    } else {
+                        effects.join(", ")
+                    };
                     println!("{:<22} {:<14} {}", h.name, h.class.as_str(), effects);
                 }
             }
             ExitCode::SUCCESS
         }
-        Command::Install { harness: InstallTarget::Chibi { home, policy } } => {
+        Command::Install {
+            harness: InstallTarget::Chibi { home, policy },
+        } => {
             let home = home
                 .or_else(|| std::env::var_os("CHIBI_HOME").map(PathBuf::from))
                 .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".chibi")));
@@ -155,9 +169,15 @@ fn main() -> ExitCode {
 }
 
 fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
-    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths };
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
     let (set, mut diags) = load::load(&paths);
-    let could_not_run = diags.iter().any(|d| d.code.starts_with("io::") && d.file.is_none());
+    let could_not_run = diags
+        .iter()
+        .any(|d| d.code.starts_with("io::") && d.file.is_none());
     if !could_not_run {
         let (_, more) = compile(&set, None);
         diags.extend(more);
@@ -166,7 +186,10 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
         let key = |d: &Diagnostic| (d.file.as_ref().map(|f| f.name()), d.span.map(|s| s.start));
         key(a).cmp(&key(b))
     });
-    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let errors = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     let warnings = diags.len() - errors;
     match format {
         Format::Human => {
@@ -174,7 +197,10 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
             eprint!("{}", render::human(&diags, color));
             let files = set.files.len();
             if errors == 0 && warnings == 0 {
-                eprintln!("ok: {files} file(s), {} rule(s), no problems", set.rules.len());
+                eprintln!(
+                    "ok: {files} file(s), {} rule(s), no problems",
+                    set.rules.len()
+                );
             } else {
                 eprintln!("{errors} error(s), {warnings} warning(s) in {files} file(s)");
             }
@@ -199,7 +225,9 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
 fn read_payload(source: &str) -> Result<Vec<u8>, String> {
     if source == "-" {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
         Ok(buf)
     } else {
         std::fs::read(source).map_err(|e| format!("cannot read {source}: {e}"))
@@ -218,7 +246,9 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
     let parsed = engine::parse_payload(&bytes);
     let (envelope_hook, payload) = match parsed {
         Ok(v) => match (v.get("hook").and_then(|h| h.as_str()), v.get("payload")) {
-            (Some(h), Some(p)) if v.as_object().is_some_and(|o| o.len() == 2) && p.is_object() => (Some(h.to_string()), Ok(p.clone())),
+            (Some(h), Some(p)) if v.as_object().is_some_and(|o| o.len() == 2) && p.is_object() => {
+                (Some(h.to_string()), Ok(p.clone()))
+            }
             _ => (None, Ok(v)),
         },
         Err(e) => (None, Err(e)),
@@ -231,24 +261,39 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
         let hint = hook_policy::diagnostic::did_you_mean(&hook_name, catalogue::hook_names());
         eprintln!(
             "error: unknown hook point `{hook_name}`{}",
-            hint.map(|h| format!("; did you mean `{h}`?")).unwrap_or_default()
+            hint.map(|h| format!("; did you mean `{h}`?"))
+                .unwrap_or_default()
         );
         return ExitCode::from(2);
     };
     let project_root = args
         .project_root
-        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
         .unwrap_or_else(|| "/".into());
-    let ctx = DecideContext { harness: chibi::HARNESS, project_root: &project_root };
+    let ctx = DecideContext {
+        harness: chibi::HARNESS,
+        project_root: &project_root,
+    };
 
     let (reply, decision, failed) = match engine::prepare(&args.policy, Some(hook.name)) {
-        Prepared::Broken { message, diagnostics } => {
+        Prepared::Broken {
+            message,
+            diagnostics,
+        } => {
             eprint!("{}", render::human(&diagnostics, false));
             let outcome = Outcome::Failed(format!("the policy does not load: {message}"));
             (chibi::reply(hook, &outcome, None, None), None, true)
         }
         Prepared::Ready(policy) => match payload {
-            Err(e) => (chibi::reply(hook, &Outcome::Failed(e), policy.on_error, None), None, true),
+            Err(e) => (
+                chibi::reply(hook, &Outcome::Failed(e), policy.on_error, None),
+                None,
+                true,
+            ),
             Ok(payload) => {
                 let outcome = engine::run(&policy, hook.name, &payload, ctx);
                 let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
@@ -295,7 +340,10 @@ fn explain(hook: &str, decision: Option<&Decision>, reply: &chibi::Reply) -> Str
                     "not matched" => "✗",
                     _ => "!",
                 };
-                out.push_str(&format!("  {mark} {} ({}) {}\n", t.rule, t.origin, t.outcome));
+                out.push_str(&format!(
+                    "  {mark} {} ({}) {}\n",
+                    t.rule, t.origin, t.outcome
+                ));
                 if let Some(c) = &t.condition {
                     out.push_str(&format!("      when: {}\n", c.trim()));
                 }
@@ -329,10 +377,17 @@ fn explain(hook: &str, decision: Option<&Decision>, reply: &chibi::Reply) -> Str
                 out.push_str(&format!("  fuel: {} from `{}`\n", f.value, f.rule));
             }
             if let Some(f) = &d.fallback {
-                out.push_str(&format!("  fallback: {} from `{}`\n", f.value.as_str(), f.rule));
+                out.push_str(&format!(
+                    "  fallback: {} from `{}`\n",
+                    f.value.as_str(),
+                    f.rule
+                ));
             }
             for (k, w) in &d.request {
-                out.push_str(&format!("  request_body.{k}: {} from `{}`\n", w.value, w.rule));
+                out.push_str(&format!(
+                    "  request_body.{k}: {} from `{}`\n",
+                    w.value, w.rule
+                ));
             }
         }
     }

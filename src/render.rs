@@ -36,7 +36,10 @@ impl miette::Diagnostic for Report<'_> {
         })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.d.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.d
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
@@ -44,18 +47,29 @@ impl miette::Diagnostic for Report<'_> {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.d.span?;
         self.source.as_ref()?;
-        let label = LabeledSpan::new_with_span(self.d.label.clone(), SourceSpan::new(span.start.into(), span.len.max(1)));
+        let label = LabeledSpan::new_with_span(
+            self.d.label.clone(),
+            SourceSpan::new(span.start.into(), span.len.max(1)),
+        );
         Some(Box::new(std::iter::once(label)))
     }
 }
 
 /// Renders diagnostics for a terminal (or plain text when `color` is off).
 pub fn human(diags: &[Diagnostic], color: bool) -> String {
-    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     let mut out = String::new();
     for d in diags {
-        let source = d.file.as_ref().filter(|_| d.span.is_some()).map(|f| NamedSource::new(f.name(), f.text.clone()));
+        let source = d
+            .file
+            .as_ref()
+            .filter(|_| d.span.is_some())
+            .map(|f| NamedSource::new(f.name(), f.text.clone()));
         let report = Report { d, source };
         // Without a span miette shows no location: put the file in the text.
         if d.span.is_none() {

@@ -41,20 +41,32 @@ fn assert_denied_because(out: &std::process::Output, needle: &str) {
     let reply = stdout_json(out);
     assert_eq!(reply["denied"], json!(true), "{reply}");
     let reason = reply["reason"].as_str().unwrap();
-    assert!(reason.contains("fail closed") && reason.contains(needle), "{reason}");
+    assert!(
+        reason.contains("fail closed") && reason.contains(needle),
+        "{reason}"
+    );
 }
 
 #[test]
 fn a_policy_broken_after_install_denies_permission_hooks() {
     let (dir, home) = install(POLICY);
     dir.write("policy.yaml", "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    when: 'command.contains(\"x\"'\n    deny: \"x\"\n");
-    let out = home.hook("pre_shell_exec", &json!({"tool_name": "shell_exec", "command": "ls"}));
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "ls"}),
+    );
     assert_denied_because(&out, "policy.yaml:5:");
     // A file that no longer parses breaks every hook, not only those whose rules are bad.
     dir.write("policy.yaml", "version: 1\nrules:\n  - id: a\n   hook: x\n");
-    let out = home.hook("pre_shell_exec", &json!({"tool_name": "shell_exec", "command": "ls"}));
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "ls"}),
+    );
     assert_denied_because(&out, "policy.yaml:4:");
-    let out = home.hook("pre_tool", &json!({"tool_name": "shell_exec", "arguments": {}}));
+    let out = home.hook(
+        "pre_tool",
+        &json!({"tool_name": "shell_exec", "arguments": {}}),
+    );
     let reply = stdout_json(&out);
     assert_eq!(reply["block"], json!(true), "{reply}");
     let out = home.hook("pre_api_tools", &json!({"context_name": "x", "tools": []}));
@@ -66,7 +78,10 @@ fn a_policy_broken_after_install_denies_permission_hooks() {
 fn a_deleted_policy_denies_and_names_the_file() {
     let (dir, home) = install(POLICY);
     std::fs::remove_file(dir.path().join("policy.yaml")).unwrap();
-    let out = home.hook("pre_shell_exec", &json!({"tool_name": "shell_exec", "command": "ls"}));
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "ls"}),
+    );
     assert_denied_because(&out, "policy.yaml");
 }
 
@@ -76,10 +91,19 @@ fn a_broken_policy_still_registers_the_guarding_hooks() {
     dir.write("policy.yaml", "version: [\n");
     let schema = stdout_json(&run(&home.plugin(), &["--schema"], &[], b""));
     let hooks = schema["hooks"].as_array().unwrap();
-    for h in ["pre_shell_exec", "pre_file_read", "pre_file_write", "pre_fetch_url", "pre_tool"] {
+    for h in [
+        "pre_shell_exec",
+        "pre_file_read",
+        "pre_file_write",
+        "pre_fetch_url",
+        "pre_tool",
+    ] {
         assert!(hooks.contains(&json!(h)), "{h}");
     }
-    assert!(schema["description"].as_str().unwrap().contains("FAILED TO LOAD"));
+    assert!(schema["description"]
+        .as_str()
+        .unwrap()
+        .contains("FAILED TO LOAD"));
 }
 
 #[test]
@@ -124,9 +148,15 @@ rules:
     let policy = policy.replace("hook: [pre_shell_exec, pre_api_request]", "hook: pre_shell_exec")
         + "  - id: needs-field-too\n    hook: pre_api_request\n    when: payload.missing_field == 'x'\n    request: { temperature: 0 }\n";
     let (_dir, home) = install(&policy);
-    let out = home.hook("pre_shell_exec", &json!({"tool_name": "shell_exec", "command": "ls"}));
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "ls"}),
+    );
     assert_denied_because(&out, "needs-field");
-    let out = home.hook("pre_api_request", &json!({"context_name": "x", "request_body": {}}));
+    let out = home.hook(
+        "pre_api_request",
+        &json!({"context_name": "x", "request_body": {}}),
+    );
     assert_eq!(stdout_json(&out), json!({}));
     assert!(stderr(&out).contains("missing_field"), "{}", stderr(&out));
 }
@@ -140,17 +170,37 @@ fn fail_open_lets_the_harness_decide() {
     assert_eq!(stdout_json(&out), json!({}));
     assert!(stderr(&out).contains("not valid JSON"));
     // A working rule still denies under fail_open.
-    let out = home.hook("pre_shell_exec", &json!({"tool_name": "shell_exec", "command": "rm x"}));
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "rm x"}),
+    );
     assert_eq!(stdout_json(&out)["denied"], json!(true));
 }
 
 #[test]
 fn install_refuses_a_broken_policy() {
     let dir = TempDir::new("install-broken");
-    let p = dir.write("p.yaml", "version: 1\nrules:\n  - id: a\n    hook: nope\n    deny: \"x\"\n");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: nope\n    deny: \"x\"\n",
+    );
     let home = TempDir::new("home");
-    let out = policy(&["install", "chibi", "--home", &home.path().display().to_string(), "--policy", &p.display().to_string()], b"");
+    let out = policy(
+        &[
+            "install",
+            "chibi",
+            "--home",
+            &home.path().display().to_string(),
+            "--policy",
+            &p.display().to_string(),
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown hook point `nope`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown hook point `nope`"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!home.path().join("plugins").exists());
 }

@@ -55,7 +55,12 @@ pub struct Reply {
 
 /// Turns an outcome into exactly what chibi expects for this hook. `{}`
 /// means "no opinion": chibi has no explicit allow, and none is ever sent.
-pub fn reply(hook: &HookPoint, outcome: &Outcome, on_error: Option<OnError>, payload: Option<&Json>) -> Reply {
+pub fn reply(
+    hook: &HookPoint,
+    outcome: &Outcome,
+    on_error: Option<OnError>,
+    payload: Option<&Json>,
+) -> Reply {
     let mode = failure_mode(hook, on_error);
     match outcome {
         Outcome::Failed(message) => failure_reply(hook, mode, message),
@@ -65,10 +70,15 @@ pub fn reply(hook: &HookPoint, outcome: &Outcome, on_error: Option<OnError>, pay
                 // denies with that reason; otherwise the failure rules apply.
                 let already_stops = decision.deny.is_some() || decision.block.is_some();
                 if !(already_stops && mode == FailureMode::Closed) {
-                    return failure_reply(hook, mode, &format!("a rule failed at run time: {errors}"));
+                    return failure_reply(
+                        hook,
+                        mode,
+                        &format!("a rule failed at run time: {errors}"),
+                    );
                 }
                 let mut r = decided_reply(hook, decision, payload);
-                r.stderr.push(format!("hook-policy: {}: {errors}", hook.name));
+                r.stderr
+                    .push(format!("hook-policy: {}: {errors}", hook.name));
                 return r;
             }
             decided_reply(hook, decision, payload)
@@ -89,7 +99,10 @@ fn failure_reply(hook: &HookPoint, mode: FailureMode, message: &str) -> Reply {
         }),
         _ => json!({}),
     };
-    Reply { json, stderr: vec![note] }
+    Reply {
+        json,
+        stderr: vec![note],
+    }
 }
 
 fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Reply {
@@ -99,13 +112,19 @@ fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Repl
         HookClass::Permission => {
             if let Some(deny) = &d.deny {
                 out.insert("denied".into(), Json::Bool(true));
-                out.insert("reason".into(), Json::String(with_rule(&deny.value, &deny.rule)));
+                out.insert(
+                    "reason".into(),
+                    Json::String(with_rule(&deny.value, &deny.rule)),
+                );
             }
         }
         HookClass::ToolGate => {
             if let Some(block) = &d.block {
                 out.insert("block".into(), Json::Bool(true));
-                out.insert("message".into(), Json::String(with_rule(&block.value, &block.rule)));
+                out.insert(
+                    "message".into(),
+                    Json::String(with_rule(&block.value, &block.rule)),
+                );
             } else if !d.arguments.is_empty() {
                 // chibi replaces the arguments wholesale: start from the call's own.
                 let mut args = payload
@@ -121,10 +140,19 @@ fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Repl
         }
         HookClass::ToolFilter => {
             let offered: Vec<String> = payload
-                .map(|p| crate::eval::decide::offered_tools(p).into_iter().map(|(n, _)| n.to_string()).collect())
+                .map(|p| {
+                    crate::eval::decide::offered_tools(p)
+                        .into_iter()
+                        .map(|(n, _)| n.to_string())
+                        .collect()
+                })
                 .unwrap_or_default();
             if let Some(include) = &d.include {
-                let kept: Vec<String> = include.iter().filter(|n| !d.exclude.contains(n)).cloned().collect();
+                let kept: Vec<String> = include
+                    .iter()
+                    .filter(|n| !d.exclude.contains(n))
+                    .cloned()
+                    .collect();
                 if kept.is_empty() {
                     // Say it both ways: an empty allowlist must never read as "no filter".
                     out.insert("include".into(), json!([]));
@@ -149,13 +177,20 @@ fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Repl
         }
         HookClass::RequestMerge => {
             if !d.request.is_empty() {
-                let body: Map<String, Json> = d.request.iter().map(|(k, w)| (k.clone(), w.value.clone())).collect();
+                let body: Map<String, Json> = d
+                    .request
+                    .iter()
+                    .map(|(k, w)| (k.clone(), w.value.clone()))
+                    .collect();
                 out.insert("request_body".into(), Json::Object(body));
             }
         }
         HookClass::Observe => {}
     }
-    Reply { json: Json::Object(out), stderr }
+    Reply {
+        json: Json::Object(out),
+        stderr,
+    }
 }
 
 fn with_rule(text: &str, rule: &str) -> String {
@@ -174,7 +209,11 @@ impl Invocation {
     pub fn from_env(args: &[String]) -> Invocation {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let project_root = var("CHIBI_PROJECT_ROOT")
-            .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+            .or_else(|| {
+                std::env::current_dir()
+                    .ok()
+                    .map(|d| d.display().to_string())
+            })
             .unwrap_or_else(|| "/".into());
         Invocation {
             hook: var("CHIBI_HOOK"),
@@ -187,7 +226,13 @@ impl Invocation {
 
 /// Runs one plugin call: prints the reply on stdout, notes on stderr.
 /// Always returns exit status 0 (see the module docs).
-pub fn run_plugin(manifest: &Manifest, inv: &Invocation, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+pub fn run_plugin(
+    manifest: &Manifest,
+    inv: &Invocation,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
     if inv.schema {
         let prepared = engine::prepare(&manifest.policy, None);
         let _ = writeln!(stdout, "{}", plugin_schema(&prepared, &manifest.policy));
@@ -200,7 +245,10 @@ pub fn run_plugin(manifest: &Manifest, inv: &Invocation, stdin: &mut dyn Read, s
     if let Some(hook_name) = &inv.hook {
         let Some(hook) = catalogue::hook(hook_name) else {
             // Not a hook we know: no opinion (and chibi only sends what we registered).
-            let _ = writeln!(stderr, "hook-policy: unknown hook `{hook_name}`; replying with no change");
+            let _ = writeln!(
+                stderr,
+                "hook-policy: unknown hook `{hook_name}`; replying with no change"
+            );
             let _ = writeln!(stdout, "{{}}");
             return 0;
         };
@@ -217,21 +265,38 @@ pub fn run_plugin(manifest: &Manifest, inv: &Invocation, stdin: &mut dyn Read, s
 }
 
 /// One hook call from raw stdin bytes to the reply.
-pub fn hook_call(manifest: &Manifest, hook: &HookPoint, input: &Result<Vec<u8>, String>, project_root: &str) -> Reply {
+pub fn hook_call(
+    manifest: &Manifest,
+    hook: &HookPoint,
+    input: &Result<Vec<u8>, String>,
+    project_root: &str,
+) -> Reply {
     let (policy, on_error) = match engine::prepare(&manifest.policy, Some(hook.name)) {
         Prepared::Ready(p) => {
             let on_error = p.on_error;
             (p, on_error)
         }
         Prepared::Broken { message, .. } => {
-            return reply(hook, &Outcome::Failed(format!("the policy does not load: {message}")), None, None)
+            return reply(
+                hook,
+                &Outcome::Failed(format!("the policy does not load: {message}")),
+                None,
+                None,
+            )
         }
     };
-    let payload = match input.as_ref().map_err(Clone::clone).and_then(|bytes| engine::parse_payload(bytes)) {
+    let payload = match input
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|bytes| engine::parse_payload(bytes))
+    {
         Ok(p) => p,
         Err(e) => return reply(hook, &Outcome::Failed(e), on_error, None),
     };
-    let ctx = DecideContext { harness: HARNESS, project_root };
+    let ctx = DecideContext {
+        harness: HARNESS,
+        project_root,
+    };
     let outcome = engine::run(&policy, hook.name, &payload, ctx);
     reply(hook, &outcome, on_error, Some(&payload))
 }
@@ -299,7 +364,9 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
 /// What the model gets when it calls the plugin as a tool: the active rules.
 pub fn tool_answer(manifest: &Manifest) -> String {
     match engine::prepare(&manifest.policy, None) {
-        Prepared::Broken { message, .. } => format!("The guardrail policy failed to load: {message}"),
+        Prepared::Broken { message, .. } => {
+            format!("The guardrail policy failed to load: {message}")
+        }
         Prepared::Ready(policy) => {
             let mut out = String::from("Active guardrail rules (hook-policy):\n");
             for rule in &policy.rules {
@@ -308,7 +375,12 @@ pub fn tool_answer(manifest: &Manifest) -> String {
                     .filter(|e| effect_present(&rule.effects, **e))
                     .map(|e| e.key())
                     .collect();
-                out.push_str(&format!("- {} [{}; {}]", rule.id, rule.hooks.join(", "), effects.join(", ")));
+                out.push_str(&format!(
+                    "- {} [{}; {}]",
+                    rule.id,
+                    rule.hooks.join(", "),
+                    effects.join(", ")
+                ));
                 if let Some(d) = &rule.description {
                     out.push_str(": ");
                     out.push_str(d);
@@ -338,25 +410,35 @@ fn effect_present(fx: &crate::compile::Effects, e: EffectKind) -> bool {
 pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
     let mut absolute = Vec::new();
     for p in policy {
-        let abs = std::fs::canonicalize(p).map_err(|e| format!("cannot find policy {}: {e}", p.display()))?;
+        let abs = std::fs::canonicalize(p)
+            .map_err(|e| format!("cannot find policy {}: {e}", p.display()))?;
         absolute.push(abs);
     }
     // Refuse to install a policy that does not load: chibi would deny everything.
     if let Prepared::Broken { message, .. } = engine::prepare(&absolute, None) {
-        return Err(format!("the policy does not load, fix it first (`policy check`): {message}"));
+        return Err(format!(
+            "the policy does not load, fix it first (`policy check`): {message}"
+        ));
     }
     let dir = home.join("plugins").join(PLUGIN_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate the policy binary: {e}"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot locate the policy binary: {e}"))?;
     let target = dir.join(PLUGIN_DIR);
     // Write beside, then rename: a chibi starting meanwhile never sees half a binary.
     let tmp = dir.join(format!(".{PLUGIN_DIR}.tmp"));
-    std::fs::copy(&exe, &tmp).map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
+    std::fs::copy(&exe, &tmp)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
     set_executable(&tmp)?;
-    std::fs::rename(&tmp, &target).map_err(|e| format!("cannot move the plugin into place: {e}"))?;
-    let manifest = Manifest { harness: HARNESS.into(), policy: absolute.clone() };
+    std::fs::rename(&tmp, &target)
+        .map_err(|e| format!("cannot move the plugin into place: {e}"))?;
+    let manifest = Manifest {
+        harness: HARNESS.into(),
+        policy: absolute.clone(),
+    };
     let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join(MANIFEST), text + "\n").map_err(|e| format!("cannot write the manifest: {e}"))?;
+    std::fs::write(dir.join(MANIFEST), text + "\n")
+        .map_err(|e| format!("cannot write the manifest: {e}"))?;
     let shown: Vec<String> = absolute.iter().map(|p| p.display().to_string()).collect();
     Ok(format!(
         "installed {}\n  policy: {}\nchibi loads it at its next start; edits to the policy take effect on the next hook call.",
@@ -368,7 +450,8 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
 #[cfg(unix)]
 fn set_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|e| format!("cannot make the plugin executable: {e}"))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("cannot make the plugin executable: {e}"))
 }
 
 #[cfg(not(unix))]

@@ -35,7 +35,16 @@ impl<'s> SchemaChecker<'s> {
     /// Validates a whole file's tree; returns every problem found.
     pub fn check(&self, file: &Arc<SourceFile>, node: &Node) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        self.walk(file, node, self.root, Ctx { def: None, key: None }, &mut out);
+        self.walk(
+            file,
+            node,
+            self.root,
+            Ctx {
+                def: None,
+                key: None,
+            },
+            &mut out,
+        );
         out
     }
 
@@ -43,7 +52,9 @@ impl<'s> SchemaChecker<'s> {
         let mut schema = schema;
         let mut def = None;
         while let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
-            let Some(name) = reference.strip_prefix("#/$defs/") else { break };
+            let Some(name) = reference.strip_prefix("#/$defs/") else {
+                break;
+            };
             match self.root.get("$defs").and_then(|d| d.get(name)) {
                 Some(target) => {
                     schema = target;
@@ -55,22 +66,41 @@ impl<'s> SchemaChecker<'s> {
         (schema, def)
     }
 
-    fn walk(&self, file: &Arc<SourceFile>, node: &Node, schema: &'s Json, ctx: Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    fn walk(
+        &self,
+        file: &Arc<SourceFile>,
+        node: &Node,
+        schema: &'s Json,
+        ctx: Ctx<'_>,
+        out: &mut Vec<Diagnostic>,
+    ) {
         let (schema, def) = self.resolve(schema);
-        let ctx = Ctx { def: def.or(ctx.def), key: ctx.key };
-        let Some(obj) = schema.as_object() else { return };
+        let ctx = Ctx {
+            def: def.or(ctx.def),
+            key: ctx.key,
+        };
+        let Some(obj) = schema.as_object() else {
+            return;
+        };
 
         if let Some(expected) = obj.get("const") {
             if node.to_json() != *expected {
                 out.push(
-                    Diagnostic::error("schema::value", format!("expected {}, found {}", expected, show(node)))
-                        .at(file, node.span)
-                        .label(format!("must be {expected}")),
+                    Diagnostic::error(
+                        "schema::value",
+                        format!("expected {}, found {}", expected, show(node)),
+                    )
+                    .at(file, node.span)
+                    .label(format!("must be {expected}")),
                 );
             }
             return;
         }
-        if let Some(choices) = obj.get("oneOf").or_else(|| obj.get("anyOf")).and_then(Json::as_array) {
+        if let Some(choices) = obj
+            .get("oneOf")
+            .or_else(|| obj.get("anyOf"))
+            .and_then(Json::as_array)
+        {
             if choices.iter().all(|c| c.get("const").is_some()) {
                 self.check_choice(file, node, choices, ctx, out);
                 return;
@@ -87,11 +117,16 @@ impl<'s> SchemaChecker<'s> {
         if let Some(values) = obj.get("enum").and_then(Json::as_array) {
             if !values.contains(&node.to_json()) {
                 let names: Vec<&str> = values.iter().filter_map(Json::as_str).collect();
-                let hint = node.as_str().and_then(|s| did_you_mean(s, names.iter().copied()));
+                let hint = node
+                    .as_str()
+                    .and_then(|s| did_you_mean(s, names.iter().copied()));
                 out.push(
-                    Diagnostic::error("schema::value", format!("{} is not one of: {}", show(node), names.join(", ")))
-                        .at(file, node.span)
-                        .help_opt(hint.map(|h| format!("did you mean `{h}`?"))),
+                    Diagnostic::error(
+                        "schema::value",
+                        format!("{} is not one of: {}", show(node), names.join(", ")),
+                    )
+                    .at(file, node.span)
+                    .help_opt(hint.map(|h| format!("did you mean `{h}`?"))),
                 );
             }
         }
@@ -101,17 +136,26 @@ impl<'s> SchemaChecker<'s> {
                 if let Some(min) = obj.get("minItems").and_then(Json::as_u64) {
                     if (items.len() as u64) < min {
                         out.push(
-                            Diagnostic::error("schema::value", format!("expected at least {min} item(s), found {}", items.len()))
-                                .at(file, node.span),
+                            Diagnostic::error(
+                                "schema::value",
+                                format!("expected at least {min} item(s), found {}", items.len()),
+                            )
+                            .at(file, node.span),
                         );
                     }
                 }
                 if obj.get("uniqueItems") == Some(&Json::Bool(true)) {
                     for (i, item) in items.iter().enumerate() {
-                        if items[..i].iter().any(|earlier| earlier.to_json() == item.to_json()) {
+                        if items[..i]
+                            .iter()
+                            .any(|earlier| earlier.to_json() == item.to_json())
+                        {
                             out.push(
-                                Diagnostic::warning("schema::duplicate-item", format!("{} is listed twice", show(item)))
-                                    .at(file, item.span),
+                                Diagnostic::warning(
+                                    "schema::duplicate-item",
+                                    format!("{} is listed twice", show(item)),
+                                )
+                                .at(file, item.span),
                             );
                         }
                     }
@@ -126,8 +170,11 @@ impl<'s> SchemaChecker<'s> {
                 if let Some(max) = obj.get("maxLength").and_then(Json::as_u64) {
                     if s.chars().count() as u64 > max {
                         out.push(
-                            Diagnostic::error("schema::value", format!("text is longer than {max} characters"))
-                                .at(file, node.span),
+                            Diagnostic::error(
+                                "schema::value",
+                                format!("text is longer than {max} characters"),
+                            )
+                            .at(file, node.span),
                         );
                     }
                 }
@@ -158,12 +205,17 @@ impl<'s> SchemaChecker<'s> {
                     file,
                     &entry.value,
                     prop,
-                    Ctx { def: None, key: Some(&entry.key) },
+                    Ctx {
+                        def: None,
+                        key: Some(&entry.key),
+                    },
                     out,
                 ),
                 None => match additional {
                     Some(Json::Bool(false)) => {
-                        let known = properties.map(|p| p.keys().map(String::as_str).collect::<Vec<_>>()).unwrap_or_default();
+                        let known = properties
+                            .map(|p| p.keys().map(String::as_str).collect::<Vec<_>>())
+                            .unwrap_or_default();
                         let what = match ctx.def {
                             Some("Rule") => "a rule",
                             Some("Settings") => "settings",
@@ -176,17 +228,23 @@ impl<'s> SchemaChecker<'s> {
                             None => format!("known keys: {}", known.join(", ")),
                         };
                         out.push(
-                            Diagnostic::error("schema::unknown-key", format!("unknown key `{}` in {what}", entry.key))
-                                .at(file, entry.key_span)
-                                .label("not part of the format")
-                                .help(help),
+                            Diagnostic::error(
+                                "schema::unknown-key",
+                                format!("unknown key `{}` in {what}", entry.key),
+                            )
+                            .at(file, entry.key_span)
+                            .label("not part of the format")
+                            .help(help),
                         );
                     }
                     Some(schema @ Json::Object(_)) => self.walk(
                         file,
                         &entry.value,
                         schema,
-                        Ctx { def: None, key: Some(&entry.key) },
+                        Ctx {
+                            def: None,
+                            key: Some(&entry.key),
+                        },
                         out,
                     ),
                     _ => {}
@@ -219,13 +277,25 @@ impl<'s> SchemaChecker<'s> {
     }
 
     /// A value that must be one of a fixed set (hook names, enum variants).
-    fn check_choice(&self, file: &Arc<SourceFile>, node: &Node, choices: &[Json], ctx: Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    fn check_choice(
+        &self,
+        file: &Arc<SourceFile>,
+        node: &Node,
+        choices: &[Json],
+        ctx: Ctx<'_>,
+        out: &mut Vec<Diagnostic>,
+    ) {
         let value = node.to_json();
         if choices.iter().any(|c| c.get("const") == Some(&value)) {
             return;
         }
-        let names: Vec<&str> = choices.iter().filter_map(|c| c.get("const").and_then(Json::as_str)).collect();
-        let hint = node.as_str().and_then(|s| did_you_mean(s, names.iter().copied()));
+        let names: Vec<&str> = choices
+            .iter()
+            .filter_map(|c| c.get("const").and_then(Json::as_str))
+            .collect();
+        let hint = node
+            .as_str()
+            .and_then(|s| did_you_mean(s, names.iter().copied()));
         let is_hook = ctx.def == Some("HookName");
         if is_hook {
             if let Some(name) = node.as_str() {
@@ -243,14 +313,24 @@ impl<'s> SchemaChecker<'s> {
             }
         }
         out.push(
-            Diagnostic::error("schema::value", format!("{} is not one of: {}", show(node), names.join(", ")))
-                .at(file, node.span)
-                .help_opt(hint.map(|h| format!("did you mean `{h}`?"))),
+            Diagnostic::error(
+                "schema::value",
+                format!("{} is not one of: {}", show(node), names.join(", ")),
+            )
+            .at(file, node.span)
+            .help_opt(hint.map(|h| format!("did you mean `{h}`?"))),
         );
     }
 
     /// `anyOf` of structurally different schemas (one or many, int or expression).
-    fn check_alternatives(&self, file: &Arc<SourceFile>, node: &Node, choices: &'s [Json], ctx: Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    fn check_alternatives(
+        &self,
+        file: &Arc<SourceFile>,
+        node: &Node,
+        choices: &'s [Json],
+        ctx: Ctx<'_>,
+        out: &mut Vec<Diagnostic>,
+    ) {
         let mut best: Option<Vec<Diagnostic>> = None;
         for choice in choices {
             let (resolved, def) = self.resolve(choice);
@@ -260,7 +340,16 @@ impl<'s> SchemaChecker<'s> {
                 continue;
             }
             let mut errs = Vec::new();
-            self.walk(file, node, choice, Ctx { def: def.or(ctx.def), key: ctx.key }, &mut errs);
+            self.walk(
+                file,
+                node,
+                choice,
+                Ctx {
+                    def: def.or(ctx.def),
+                    key: ctx.key,
+                },
+                &mut errs,
+            );
             if errs.iter().all(|d| !d.is_error()) {
                 out.extend(errs);
                 return;
@@ -277,8 +366,15 @@ impl<'s> SchemaChecker<'s> {
                     .map(|c| describe_schema(self.resolve(c).0))
                     .collect();
                 out.push(
-                    Diagnostic::error("schema::type", format!("expected {}, found {}", expected.join(" or "), article(node.kind_name())))
-                        .at(file, node.span),
+                    Diagnostic::error(
+                        "schema::type",
+                        format!(
+                            "expected {}, found {}",
+                            expected.join(" or "),
+                            article(node.kind_name())
+                        ),
+                    )
+                    .at(file, node.span),
                 );
             }
         }
@@ -326,9 +422,16 @@ fn type_name(t: &str) -> &str {
 
 fn describe_schema(schema: &Json) -> String {
     match schema.get("type") {
-        Some(Json::String(t)) if t == "string" && schema.get("pattern").is_some() => "a `${{ expr }}` CEL expression".into(),
+        Some(Json::String(t)) if t == "string" && schema.get("pattern").is_some() => {
+            "a `${{ expr }}` CEL expression".into()
+        }
         Some(Json::String(t)) => type_name(t).to_string(),
-        Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).map(type_name).collect::<Vec<_>>().join(" or "),
+        Some(Json::Array(ts)) => ts
+            .iter()
+            .filter_map(Json::as_str)
+            .map(type_name)
+            .collect::<Vec<_>>()
+            .join(" or "),
         _ => "a value".into(),
     }
 }
@@ -345,14 +448,25 @@ fn type_error(file: &Arc<SourceFile>, node: &Node, types: &Json, ctx: Ctx<'_>) -
             .join(" or "),
         _ => "another type".into(),
     };
-    let subject = ctx.key.map(|k| format!("`{k}` must be {expected}")).unwrap_or_else(|| format!("expected {expected}"));
-    let mut d = Diagnostic::error("schema::type", format!("{subject}, found {}", article(node.kind_name())))
-        .at(file, node.span)
-        .label(format!("this is {}", article(node.kind_name())));
-    let wants_string = matches!(types, Json::String(t) if t == "string");
+    let subject = ctx
+        .key
+        .map(|k| format!("`{k}` must be {expected}"))
+        .unwrap_or_else(|| format!("expected {expected}"));
+    let mut d = Diagnostic::error(
+        "schema::type",
+        format!("{subject}, found {}", article(node.kind_name())),
+    )
+    .at(file, node.span)
+    .label(format!("this is {}", article(node.kind_name())));
+    let wants_string = match types {
+        Json::String(t) => t == "string",
+        Json::Array(ts) => ts.iter().any(|t| t == "string"),
+        _ => false,
+    };
     if matches!(node.value, Value::Null) {
         d = d.help("an empty value is null in YAML; write a value or remove the key");
-    } else if wants_string && matches!(node.value, Value::Bool(_) | Value::Int(_) | Value::Float(_)) {
+    } else if wants_string && matches!(node.value, Value::Bool(_) | Value::Int(_) | Value::Float(_))
+    {
         d = d.help("YAML reads bare yes/no/on/off/true/false and numbers as non-text; put the value in quotes");
     } else if ctx.key == Some("when") {
         d = d.help("quote the whole condition so YAML reads it as a string, e.g. when: 'x == 1'");
@@ -364,14 +478,24 @@ fn pattern_error(file: &Arc<SourceFile>, node: &Node, ctx: Ctx<'_>) -> Diagnosti
     match ctx.key {
         Some("id") => Diagnostic::error("schema::value", format!("invalid rule id {}", show(node)))
             .at(file, node.span)
-            .help("ids start with a letter or digit and contain only letters, digits and `_ . : -`"),
+            .help(
+                "ids start with a letter or digit and contain only letters, digits and `_ . : -`",
+            ),
         Some("fuel") | Some("fuel_delta") => Diagnostic::error(
             "schema::value",
-            format!("`{}` must be an integer or a `${{{{ expr }}}}` CEL expression, found {}", ctx.key.unwrap_or(""), show(node)),
+            format!(
+                "`{}` must be an integer or a `${{{{ expr }}}}` CEL expression, found {}",
+                ctx.key.unwrap_or(""),
+                show(node)
+            ),
         )
         .at(file, node.span)
         .help("write a number, e.g. -5, or wrap CEL in ${{ }}, e.g. \"${{ -size(tool_calls) }}\""),
-        _ => Diagnostic::error("schema::value", format!("{} has the wrong form", show(node))).at(file, node.span),
+        _ => Diagnostic::error(
+            "schema::value",
+            format!("{} has the wrong form", show(node)),
+        )
+        .at(file, node.span),
     }
 }
 
@@ -400,6 +524,12 @@ fn show(node: &Node) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
         Value::Bool(b) => b.to_string(),
-        other => article(Node { value: other.clone(), span: Span::default() }.kind_name()),
+        other => article(
+            Node {
+                value: other.clone(),
+                span: Span::default(),
+            }
+            .kind_name(),
+        ),
     }
 }

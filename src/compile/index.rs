@@ -19,10 +19,15 @@ pub struct Discriminator {
 /// Finds the first discriminator in a condition's top-level conjunction.
 /// `payload.x` counts as `x`; names bound by comprehensions never reach the
 /// top level, so any identifier here is a payload variable or a builtin.
-pub fn discriminator(expr: &IdedExpr, is_payload_field: &dyn Fn(&str) -> bool) -> Option<Discriminator> {
+pub fn discriminator(
+    expr: &IdedExpr,
+    is_payload_field: &dyn Fn(&str) -> bool,
+) -> Option<Discriminator> {
     let mut conjuncts = Vec::new();
     flatten_and(expr, &mut conjuncts);
-    conjuncts.into_iter().find_map(|c| literal_test(c, is_payload_field))
+    conjuncts
+        .into_iter()
+        .find_map(|c| literal_test(c, is_payload_field))
 }
 
 fn flatten_and<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a IdedExpr>) {
@@ -37,7 +42,9 @@ fn flatten_and<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a IdedExpr>) {
 }
 
 fn literal_test(expr: &IdedExpr, is_payload_field: &dyn Fn(&str) -> bool) -> Option<Discriminator> {
-    let Expr::Call(call) = &expr.expr else { return None };
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
     if call.target.is_some() || call.args.len() != 2 {
         return None;
     }
@@ -48,13 +55,23 @@ fn literal_test(expr: &IdedExpr, is_payload_field: &dyn Fn(&str) -> bool) -> Opt
                 (Some(f), Some(v)) => (f, v),
                 _ => (field_name(b)?, string_literal(a)?),
             };
-            is_payload_field(&field).then(|| Discriminator { field, values: vec![value] })
+            is_payload_field(&field).then(|| Discriminator {
+                field,
+                values: vec![value],
+            })
         }
         operators::IN => {
             let field = field_name(a)?;
-            let Expr::List(list) = &b.expr else { return None };
-            let values = list.elements.iter().map(string_literal).collect::<Option<Vec<_>>>()?;
-            (!values.is_empty() && is_payload_field(&field)).then_some(Discriminator { field, values })
+            let Expr::List(list) = &b.expr else {
+                return None;
+            };
+            let values = list
+                .elements
+                .iter()
+                .map(string_literal)
+                .collect::<Option<Vec<_>>>()?;
+            (!values.is_empty() && is_payload_field(&field))
+                .then_some(Discriminator { field, values })
         }
         _ => None,
     }
@@ -91,15 +108,24 @@ mod tests {
     fn finds_equalities_and_in_lists_in_conjunctions() {
         assert_eq!(
             disc("tool_name == 'shell_exec'"),
-            Some(Discriminator { field: "tool_name".into(), values: vec!["shell_exec".into()] })
+            Some(Discriminator {
+                field: "tool_name".into(),
+                values: vec!["shell_exec".into()]
+            })
         );
         assert_eq!(
             disc("size(x) > 1 && 'safe' == payload.context_name"),
-            Some(Discriminator { field: "context_name".into(), values: vec!["safe".into()] })
+            Some(Discriminator {
+                field: "context_name".into(),
+                values: vec!["safe".into()]
+            })
         );
         assert_eq!(
             disc("context_name in ['a', 'b'] && true"),
-            Some(Discriminator { field: "context_name".into(), values: vec!["a".into(), "b".into()] })
+            Some(Discriminator {
+                field: "context_name".into(),
+                values: vec!["a".into(), "b".into()]
+            })
         );
     }
 

@@ -136,7 +136,12 @@ impl HookPlan {
     }
 
     pub fn rule_count(&self) -> usize {
-        self.always.len() + self.indexes.iter().map(|i| i.by_value.values().map(Vec::len).sum::<usize>()).sum::<usize>()
+        self.always.len()
+            + self
+                .indexes
+                .iter()
+                .map(|i| i.by_value.values().map(Vec::len).sum::<usize>())
+                .sum::<usize>()
     }
 }
 
@@ -155,7 +160,9 @@ impl CompiledPolicy {
 
     /// The hooks at least one rule applies to, in catalogue order.
     pub fn hooks(&self) -> Vec<&'static str> {
-        catalogue::hook_names().filter(|h| self.plans.contains_key(h)).collect()
+        catalogue::hook_names()
+            .filter(|h| self.plans.contains_key(h))
+            .collect()
     }
 }
 
@@ -173,7 +180,10 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
             continue;
         }
         seen_ids.insert(&rule.id, loaded);
-        let mut rc = RuleCompiler { loaded, diags: &mut diags };
+        let mut rc = RuleCompiler {
+            loaded,
+            diags: &mut diags,
+        };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);
         }
@@ -190,7 +200,9 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
                 rule.hooks.iter().all(|h| {
                     catalogue::hook(h)
                         .and_then(|hp| hp.field(field))
-                        .is_some_and(|f| f.ty == catalogue::Ty::Str && f.presence == catalogue::Presence::Always)
+                        .is_some_and(|f| {
+                            f.ty == catalogue::Ty::Str && f.presence == catalogue::Presence::Always
+                        })
                 })
             })
         });
@@ -201,7 +213,10 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
                     let pos = match plan.indexes.iter().position(|x| x.field == d.field) {
                         Some(pos) => pos,
                         None => {
-                            plan.indexes.push(FieldIndex { field: d.field.clone(), by_value: HashMap::new() });
+                            plan.indexes.push(FieldIndex {
+                                field: d.field.clone(),
+                                by_value: HashMap::new(),
+                            });
                             plan.indexes.len() - 1
                         }
                     };
@@ -216,7 +231,11 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
             }
         }
     }
-    let policy = CompiledPolicy { rules, plans, on_error: set.settings.on_error };
+    let policy = CompiledPolicy {
+        rules,
+        plans,
+        on_error: set.settings.on_error,
+    };
     (policy, diags)
 }
 
@@ -235,11 +254,15 @@ impl RuleCompiler<'_> {
     }
 
     fn key_span(&self, key: &str) -> Span {
-        self.loaded.node.entry(key).map_or(self.loaded.node.span, |e| e.key_span)
+        self.loaded
+            .node
+            .entry(key)
+            .map_or(self.loaded.node.span, |e| e.key_span)
     }
 
     fn error(&mut self, code: &'static str, message: String, span: Span) -> &mut Diagnostic {
-        self.diags.push(Diagnostic::error(code, message).at(&self.loaded.file, span));
+        self.diags
+            .push(Diagnostic::error(code, message).at(&self.loaded.file, span));
         self.diags.last_mut().expect("just pushed")
     }
 
@@ -255,7 +278,10 @@ impl RuleCompiler<'_> {
             Some(source) => {
                 let node = self.node("when").cloned();
                 match crate::expr::compile(source) {
-                    Ok(program) => Some(Condition { program, source: source.clone() }),
+                    Ok(program) => Some(Condition {
+                        program,
+                        source: source.clone(),
+                    }),
                     Err(e) => {
                         self.cel_error(node.as_ref(), e.char_offset, &e.message, "when");
                         ok = false;
@@ -292,8 +318,12 @@ impl RuleCompiler<'_> {
                     // only guards rules built without going through it.
                     let hint = did_you_mean(name, catalogue::hook_names());
                     let span = self.node("hook").map_or(self.loaded.node.span, |n| n.span);
-                    self.error("hook::unknown", format!("unknown hook point `{name}`"), span)
-                        .help = hint.map(|h| format!("did you mean `{h}`?"));
+                    self.error(
+                        "hook::unknown",
+                        format!("unknown hook point `{name}`"),
+                        span,
+                    )
+                    .help = hint.map(|h| format!("did you mean `{h}`?"));
                     return None;
                 }
             }
@@ -317,15 +347,22 @@ impl RuleCompiler<'_> {
         }
         if present.is_empty() {
             let valid: Vec<&str> = {
-                let mut v: Vec<&str> = hooks.iter().flat_map(|h| h.effects.iter().map(|e| e.key())).collect();
+                let mut v: Vec<&str> = hooks
+                    .iter()
+                    .flat_map(|h| h.effects.iter().map(|e| e.key()))
+                    .collect();
                 v.sort();
                 v.dedup();
                 v
             };
             let span = self.node("id").map_or(self.loaded.node.span, |n| n.span);
             let id = self.rule().id.clone();
-            self.error("rule::no-effect", format!("rule `{id}` has no effect"), span).help =
-                Some(format!("give it one of: {}", valid.join(", ")));
+            self.error(
+                "rule::no-effect",
+                format!("rule `{id}` has no effect"),
+                span,
+            )
+            .help = Some(format!("give it one of: {}", valid.join(", ")));
             return false;
         }
         for effect in present {
@@ -360,13 +397,18 @@ impl RuleCompiler<'_> {
 
     fn effects(&mut self, ok: &mut bool) -> Effects {
         let rule = self.rule().clone();
-        let mut effects = Effects { fallback: rule.fallback, ..Effects::default() };
+        let mut effects = Effects {
+            fallback: rule.fallback,
+            ..Effects::default()
+        };
         if let Some(reason) = &rule.deny {
             if reason.trim().is_empty() {
                 let span = self.node("deny").map_or(self.loaded.node.span, |n| n.span);
                 let d = Diagnostic::warning("rule::empty-reason", "the deny reason is empty")
                     .at(&self.loaded.file, span)
-                    .help("the model and the user see this reason; say what is not allowed and why");
+                    .help(
+                        "the model and the user see this reason; say what is not allowed and why",
+                    );
                 self.diags.push(d);
             }
             effects.deny = self.text(reason, &["deny"], ok);
@@ -383,7 +425,10 @@ impl RuleCompiler<'_> {
         if let Some(tools) = &rule.tools {
             effects.tools = self.tools(tools, ok);
         }
-        effects.fuel_delta = rule.fuel_delta.as_ref().and_then(|v| self.int(v, "fuel_delta", ok));
+        effects.fuel_delta = rule
+            .fuel_delta
+            .as_ref()
+            .and_then(|v| self.int(v, "fuel_delta", ok));
         effects.fuel = rule.fuel.as_ref().and_then(|v| self.int(v, "fuel", ok));
         effects
     }
@@ -400,7 +445,10 @@ impl RuleCompiler<'_> {
         let node = self.node_at(path).cloned();
         match template::parse(text) {
             Ok(Template::Literal) => Some(Text::Literal(text.to_string())),
-            Ok(Template::Whole { source, char_offset }) => {
+            Ok(Template::Whole {
+                source,
+                char_offset,
+            }) => {
                 let program = self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
                 Some(Text::Parts(vec![TextPart::Expr(program)]))
             }
@@ -409,8 +457,12 @@ impl RuleCompiler<'_> {
                 for piece in pieces {
                     match piece {
                         Piece::Text(t) => parts.push(TextPart::Text(t.to_string())),
-                        Piece::Expr { source, char_offset } => {
-                            let program = self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
+                        Piece::Expr {
+                            source,
+                            char_offset,
+                        } => {
+                            let program =
+                                self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
                             parts.push(TextPart::Expr(program));
                         }
                     }
@@ -418,14 +470,26 @@ impl RuleCompiler<'_> {
                 Some(Text::Parts(parts))
             }
             Err(e) => {
-                self.cel_error(node.as_ref(), e.char_offset, "`${{` is not closed by `}}`", &path.join("."));
+                self.cel_error(
+                    node.as_ref(),
+                    e.char_offset,
+                    "`${{` is not closed by `}}`",
+                    &path.join("."),
+                );
                 *ok = false;
                 None
             }
         }
     }
 
-    fn template_expr(&mut self, node: Option<&Node>, source: &str, offset: usize, path: &[&str], ok: &mut bool) -> Option<Program> {
+    fn template_expr(
+        &mut self,
+        node: Option<&Node>,
+        source: &str,
+        offset: usize,
+        path: &[&str],
+        ok: &mut bool,
+    ) -> Option<Program> {
         match crate::expr::compile(source) {
             Ok(p) => Some(p),
             Err(e) => {
@@ -442,12 +506,13 @@ impl RuleCompiler<'_> {
                 let node = self.node_at(path).cloned();
                 match template::parse(s) {
                     Ok(Template::Literal) => ValueTemplate::Literal(value.clone()),
-                    Ok(Template::Whole { source, char_offset }) => {
-                        match self.template_expr(node.as_ref(), source, char_offset, path, ok) {
-                            Some(p) => ValueTemplate::Expr(p),
-                            None => ValueTemplate::Literal(Json::Null),
-                        }
-                    }
+                    Ok(Template::Whole {
+                        source,
+                        char_offset,
+                    }) => match self.template_expr(node.as_ref(), source, char_offset, path, ok) {
+                        Some(p) => ValueTemplate::Expr(p),
+                        None => ValueTemplate::Literal(Json::Null),
+                    },
                     _ => match self.text(s, path, ok) {
                         Some(t) => ValueTemplate::Text(t),
                         None => ValueTemplate::Literal(Json::Null),
@@ -464,7 +529,12 @@ impl RuleCompiler<'_> {
         }
     }
 
-    fn object(&mut self, map: &serde_json::Map<String, Json>, path: &[&str], ok: &mut bool) -> Vec<(String, ValueTemplate)> {
+    fn object(
+        &mut self,
+        map: &serde_json::Map<String, Json>,
+        path: &[&str],
+        ok: &mut bool,
+    ) -> Vec<(String, ValueTemplate)> {
         map.iter()
             .map(|(k, v)| {
                 let mut p: Vec<&str> = path.to_vec();
@@ -480,12 +550,19 @@ impl RuleCompiler<'_> {
             IntOrExpr::Expr(text) => {
                 let node = self.node(key).cloned();
                 match template::parse(text) {
-                    Ok(Template::Whole { source, char_offset }) => self
+                    Ok(Template::Whole {
+                        source,
+                        char_offset,
+                    }) => self
                         .template_expr(node.as_ref(), source, char_offset, &[key], ok)
                         .map(IntValue::Expr),
                     _ => {
                         let span = node.map_or(self.loaded.node.span, |n| n.span);
-                        self.error("schema::value", format!("`{key}` must be an integer or one `${{{{ expr }}}}`"), span);
+                        self.error(
+                            "schema::value",
+                            format!("`{key}` must be an integer or one `${{{{ expr }}}}`"),
+                            span,
+                        );
                         *ok = false;
                         None
                     }
@@ -497,12 +574,22 @@ impl RuleCompiler<'_> {
     fn tools(&mut self, tools: &crate::model::ToolFilter, ok: &mut bool) -> Option<ToolsEffect> {
         if tools.include.is_none() && tools.exclude.is_none() {
             let span = self.key_span("tools");
-            self.error("rule::empty-tools", "`tools` needs `include` or `exclude`".into(), span);
+            self.error(
+                "rule::empty-tools",
+                "`tools` needs `include` or `exclude`".into(),
+                span,
+            );
             *ok = false;
             return None;
         }
-        let include = tools.include.as_ref().map(|l| self.patterns(l, "include", ok));
-        let exclude = tools.exclude.as_ref().map(|l| self.patterns(l, "exclude", ok));
+        let include = tools
+            .include
+            .as_ref()
+            .map(|l| self.patterns(l, "include", ok));
+        let exclude = tools
+            .exclude
+            .as_ref()
+            .map(|l| self.patterns(l, "exclude", ok));
         Some(ToolsEffect { include, exclude })
     }
 
@@ -517,11 +604,21 @@ impl RuleCompiler<'_> {
             if let Some(t) = pattern.strip_prefix("type:") {
                 out.push(ToolPattern::Type(t.to_string()));
             } else if pattern.contains(['*', '?', '[', '{']) {
-                match globset::GlobBuilder::new(pattern).literal_separator(true).build() {
+                match globset::GlobBuilder::new(pattern)
+                    .literal_separator(true)
+                    .build()
+                {
                     Ok(g) => out.push(ToolPattern::Glob(pattern.clone(), g.compile_matcher())),
                     Err(e) => {
-                        self.error("glob::invalid", format!("invalid glob `{pattern}`: {}", e.kind()), span).help =
-                            Some("globs use * ? [abc] {a,b}; write `type:NAME` to match a tool type".into());
+                        self.error(
+                            "glob::invalid",
+                            format!("invalid glob `{pattern}`: {}", e.kind()),
+                            span,
+                        )
+                        .help = Some(
+                            "globs use * ? [abc] {a,b}; write `type:NAME` to match a tool type"
+                                .into(),
+                        );
                         *ok = false;
                     }
                 }
@@ -566,7 +663,9 @@ fn short_label(message: &str) -> String {
 }
 
 fn next_char_len(text: &str, at: usize) -> usize {
-    text.get(at..).and_then(|s| s.chars().next()).map_or(0, char::len_utf8)
+    text.get(at..)
+        .and_then(|s| s.chars().next())
+        .map_or(0, char::len_utf8)
 }
 
 /// The effect keys a rule sets.

@@ -7,7 +7,9 @@
 //! the first matching rule in (priority, file order) wins. The decision is
 //! harness-neutral; adapters turn it into each harness's reply.
 
-use crate::compile::{CompiledPolicy, CompiledRule, IntValue, Text, TextPart, ToolPattern, ValueTemplate};
+use crate::compile::{
+    CompiledPolicy, CompiledRule, IntValue, Text, TextPart, ToolPattern, ValueTemplate,
+};
 use crate::expr::{self, EvalError, PayloadResolver};
 use crate::model::Fallback;
 use serde_json::{Map, Value as Json};
@@ -77,13 +79,22 @@ impl Decision {
         if self.errors.is_empty() {
             return None;
         }
-        let parts: Vec<String> = self.errors.iter().map(|(rule, e)| format!("rule `{rule}`: {e}")).collect();
+        let parts: Vec<String> = self
+            .errors
+            .iter()
+            .map(|(rule, e)| format!("rule `{rule}`: {e}"))
+            .collect();
         Some(parts.join("; "))
     }
 }
 
 /// Decides `payload` at `hook`.
-pub fn decide(policy: &CompiledPolicy, hook: &str, payload: &Json, ctx: DecideContext<'_>) -> Decision {
+pub fn decide(
+    policy: &CompiledPolicy,
+    hook: &str,
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Decision {
     let mut decision = Decision::default();
     let Some(plan) = policy.plan(hook) else {
         return decision;
@@ -132,15 +143,44 @@ pub fn decide(policy: &CompiledPolicy, hook: &str, payload: &Json, ctx: DecideCo
     decision
 }
 
-fn apply(rule: &CompiledRule, resolver: &PayloadResolver<'_>, payload: &Json, d: &mut Decision) -> Result<(), EvalError> {
+fn apply(
+    rule: &CompiledRule,
+    resolver: &PayloadResolver<'_>,
+    payload: &Json,
+    d: &mut Decision,
+) -> Result<(), EvalError> {
     let fx = &rule.effects;
     // Evaluate everything first so a failing effect leaves no partial trace.
-    let deny = fx.deny.as_ref().map(|t| render_text(t, resolver)).transpose()?;
-    let block = fx.block.as_ref().map(|t| render_text(t, resolver)).transpose()?;
-    let arguments = fx.arguments.as_ref().map(|o| render_object(o, resolver)).transpose()?;
-    let request = fx.request.as_ref().map(|o| render_object(o, resolver)).transpose()?;
-    let fuel_delta = fx.fuel_delta.as_ref().map(|v| render_int(v, resolver)).transpose()?;
-    let fuel = fx.fuel.as_ref().map(|v| render_int(v, resolver)).transpose()?;
+    let deny = fx
+        .deny
+        .as_ref()
+        .map(|t| render_text(t, resolver))
+        .transpose()?;
+    let block = fx
+        .block
+        .as_ref()
+        .map(|t| render_text(t, resolver))
+        .transpose()?;
+    let arguments = fx
+        .arguments
+        .as_ref()
+        .map(|o| render_object(o, resolver))
+        .transpose()?;
+    let request = fx
+        .request
+        .as_ref()
+        .map(|o| render_object(o, resolver))
+        .transpose()?;
+    let fuel_delta = fx
+        .fuel_delta
+        .as_ref()
+        .map(|v| render_int(v, resolver))
+        .transpose()?;
+    let fuel = fx
+        .fuel
+        .as_ref()
+        .map(|v| render_int(v, resolver))
+        .transpose()?;
 
     if let Some(reason) = deny {
         if d.deny.is_none() {
@@ -192,7 +232,9 @@ fn apply(rule: &CompiledRule, resolver: &PayloadResolver<'_>, payload: &Json, d:
         }
         if let Some(exclude) = &tools.exclude {
             for (name, ty) in &offered {
-                if exclude.iter().any(|p| p.matches(name, ty)) && !d.exclude.iter().any(|n| n == name) {
+                if exclude.iter().any(|p| p.matches(name, ty))
+                    && !d.exclude.iter().any(|n| n == name)
+                {
                     d.exclude.push(name.to_string());
                 }
             }
@@ -210,7 +252,10 @@ fn apply(rule: &CompiledRule, resolver: &PayloadResolver<'_>, payload: &Json, d:
 }
 
 fn won<T>(rule: &str, value: T) -> Won<T> {
-    Won { value, rule: rule.to_string() }
+    Won {
+        value,
+        rule: rule.to_string(),
+    }
 }
 
 /// `(name, type)` of every tool in a `pre_api_tools` payload.
@@ -221,7 +266,12 @@ pub fn offered_tools(payload: &Json) -> Vec<(&str, &str)> {
         .map(|tools| {
             tools
                 .iter()
-                .filter_map(|t| Some((t.get("name")?.as_str()?, t.get("type").and_then(Json::as_str).unwrap_or(""))))
+                .filter_map(|t| {
+                    Some((
+                        t.get("name")?.as_str()?,
+                        t.get("type").and_then(Json::as_str).unwrap_or(""),
+                    ))
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -251,13 +301,27 @@ fn render_value(value: &ValueTemplate, resolver: &PayloadResolver<'_>) -> Result
         ValueTemplate::Literal(j) => Ok(j.clone()),
         ValueTemplate::Expr(p) => expr::evaluate(p, resolver),
         ValueTemplate::Text(t) => render_text(t, resolver).map(Json::String),
-        ValueTemplate::Object(fields) => Ok(Json::Object(render_object(fields, resolver)?.into_iter().collect::<Map<_, _>>())),
-        ValueTemplate::Array(items) => items.iter().map(|v| render_value(v, resolver)).collect::<Result<_, _>>().map(Json::Array),
+        ValueTemplate::Object(fields) => Ok(Json::Object(
+            render_object(fields, resolver)?
+                .into_iter()
+                .collect::<Map<_, _>>(),
+        )),
+        ValueTemplate::Array(items) => items
+            .iter()
+            .map(|v| render_value(v, resolver))
+            .collect::<Result<_, _>>()
+            .map(Json::Array),
     }
 }
 
-fn render_object(fields: &[(String, ValueTemplate)], resolver: &PayloadResolver<'_>) -> Result<Vec<(String, Json)>, EvalError> {
-    fields.iter().map(|(k, v)| Ok((k.clone(), render_value(v, resolver)?))).collect()
+fn render_object(
+    fields: &[(String, ValueTemplate)],
+    resolver: &PayloadResolver<'_>,
+) -> Result<Vec<(String, Json)>, EvalError> {
+    fields
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), render_value(v, resolver)?)))
+        .collect()
 }
 
 fn render_int(value: &IntValue, resolver: &PayloadResolver<'_>) -> Result<i64, EvalError> {
@@ -265,7 +329,9 @@ fn render_int(value: &IntValue, resolver: &PayloadResolver<'_>) -> Result<i64, E
         IntValue::Literal(i) => Ok(*i),
         IntValue::Expr(p) => match expr::evaluate(p, resolver)? {
             Json::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or(0)),
-            other => Err(EvalError(format!("expected an integer, the expression gave {other}"))),
+            other => Err(EvalError(format!(
+                "expected an integer, the expression gave {other}"
+            ))),
         },
     }
 }

@@ -11,7 +11,9 @@
 //!   the array is reached, so every list macro and function works unchanged.
 
 use cel::common::traits::{self, Container, Indexer, Iterable, Sizer, Zeroer};
-use cel::common::types::{self, CelBool, CelDouble, CelInt, CelList, CelNull, CelString, CelUInt, Type};
+use cel::common::types::{
+    self, CelBool, CelDouble, CelInt, CelList, CelNull, CelString, CelUInt, Type,
+};
 use cel::common::value::{CowVal, Val};
 use cel::ExecutionError;
 use serde_json::{Map, Value as Json};
@@ -58,7 +60,7 @@ impl<'v> JsonMap<'v> {
         self.map
     }
 
-    fn key_str<'k>(key: &'k dyn Val) -> Result<&'k str, ExecutionError> {
+    fn key_str(key: &dyn Val) -> Result<&str, ExecutionError> {
         key.downcast_ref::<CelString>()
             .map(|s| s.inner())
             .ok_or_else(|| ExecutionError::UnexpectedType {
@@ -240,5 +242,8 @@ pub fn val_to_json(val: &dyn Val) -> Result<Json, String> {
         }
         return Ok(Json::Array(out));
     }
-    Err(format!("a value of type {} has no JSON form", val.get_type().name()))
+    Err(format!(
+        "a value of type {} has no JSON form",
+        val.get_type().name()
+    ))
 }

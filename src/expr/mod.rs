@@ -71,9 +71,12 @@ pub fn compile(source: &str) -> Result<Program, SyntaxError> {
         Ok(Ok(program)) => Ok(program),
         Ok(Err(errors)) => {
             let first = errors.errors.first();
-            let (line, col) = first.map_or((1, 1), |e| (e.pos.0.max(1) as usize, e.pos.1.max(0) as usize));
+            let (line, col) = first.map_or((1, 1), |e| {
+                (e.pos.0.max(1) as usize, e.pos.1.max(0) as usize)
+            });
             Err(SyntaxError {
-                message: first.map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
+                message: first
+                    .map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
                 char_offset: char_offset_of(source, line, col),
             })
         }
@@ -155,7 +158,8 @@ impl std::fmt::Display for EvalError {
 pub fn evaluate(program: &Program, resolver: &PayloadResolver<'_>) -> Result<Json, EvalError> {
     let mut ctx = Context::with_env(env().clone());
     ctx.set_variable_resolver(resolver);
-    let value = cel::Value::resolve_val(program.expression(), &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
+    let value = cel::Value::resolve_val(program.expression(), &ctx)
+        .map_err(|e| EvalError(describe_execution_error(&e)))?;
     val_to_json(value.as_ref()).map_err(EvalError)
 }
 
@@ -163,7 +167,8 @@ pub fn evaluate(program: &Program, resolver: &PayloadResolver<'_>) -> Result<Jso
 pub fn evaluate_bool(program: &Program, resolver: &PayloadResolver<'_>) -> Result<bool, EvalError> {
     let mut ctx = Context::with_env(env().clone());
     ctx.set_variable_resolver(resolver);
-    let value = cel::Value::resolve_val(program.expression(), &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
+    let value = cel::Value::resolve_val(program.expression(), &ctx)
+        .map_err(|e| EvalError(describe_execution_error(&e)))?;
     match value.downcast_ref::<cel::common::types::CelBool>() {
         Some(b) => Ok(*b.inner()),
         None => Err(EvalError(format!(
@@ -176,7 +181,9 @@ pub fn evaluate_bool(program: &Program, resolver: &PayloadResolver<'_>) -> Resul
 fn describe_execution_error(e: &cel::ExecutionError) -> String {
     match e {
         cel::ExecutionError::UndeclaredReference(name) => {
-            format!("`{name}` is not in the payload (guard optional fields with has(payload.{name}))")
+            format!(
+                "`{name}` is not in the payload (guard optional fields with has(payload.{name}))"
+            )
         }
         cel::ExecutionError::NoSuchKey(key) => {
             format!("no field `{key}` (guard optional fields with has(...))")
@@ -192,7 +199,12 @@ mod tests {
 
     fn run(expr: &str, payload: &Json) -> Result<Json, EvalError> {
         let program = compile(expr).unwrap();
-        let r = PayloadResolver { payload, hook: "pre_tool", harness: "chibi", project_root: "/p" };
+        let r = PayloadResolver {
+            payload,
+            hook: "pre_tool",
+            harness: "chibi",
+            project_root: "/p",
+        };
         evaluate(&program, &r)
     }
 
@@ -201,18 +213,33 @@ mod tests {
         let p = json!({"tool_name": "shell_exec", "arguments": {"command": "ls -la", "n": 3},
                        "tools": [{"name": "a", "type": "fs"}, {"name": "b", "type": "shell"}]});
         assert_eq!(run("tool_name == 'shell_exec'", &p), Ok(json!(true)));
-        assert_eq!(run("arguments.command.startsWith('ls')", &p), Ok(json!(true)));
+        assert_eq!(
+            run("arguments.command.startsWith('ls')", &p),
+            Ok(json!(true))
+        );
         assert_eq!(run("arguments.n + 1", &p), Ok(json!(4)));
         assert_eq!(run("'command' in arguments", &p), Ok(json!(true)));
         assert_eq!(run("has(arguments.missing)", &p), Ok(json!(false)));
         assert_eq!(run("has(payload.tool_name)", &p), Ok(json!(true)));
-        assert_eq!(run("tools.exists(t, t.type == 'shell')", &p), Ok(json!(true)));
+        assert_eq!(
+            run("tools.exists(t, t.type == 'shell')", &p),
+            Ok(json!(true))
+        );
         assert_eq!(run("tools.map(t, t.name)", &p), Ok(json!(["a", "b"])));
         assert_eq!(run("size(arguments)", &p), Ok(json!(2)));
-        assert_eq!(run("arguments == {'command': 'ls -la', 'n': 3}", &p), Ok(json!(true)));
+        assert_eq!(
+            run("arguments == {'command': 'ls -la', 'n': 3}", &p),
+            Ok(json!(true))
+        );
         assert_eq!(run("payload.arguments", &p), Ok(p["arguments"].clone()));
-        assert_eq!(run("hook + ':' + harness + ':' + project_root", &p), Ok(json!("pre_tool:chibi:/p")));
-        assert!(run("fuel_remaining > 3", &p).unwrap_err().0.contains("fuel_remaining"));
+        assert_eq!(
+            run("hook + ':' + harness + ':' + project_root", &p),
+            Ok(json!("pre_tool:chibi:/p"))
+        );
+        assert!(run("fuel_remaining > 3", &p)
+            .unwrap_err()
+            .0
+            .contains("fuel_remaining"));
     }
 
     #[test]

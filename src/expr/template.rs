@@ -17,7 +17,10 @@ pub enum Piece<'a> {
 pub enum Template<'a> {
     Literal,
     /// The whole value is one expression.
-    Whole { source: &'a str, char_offset: usize },
+    Whole {
+        source: &'a str,
+        char_offset: usize,
+    },
     /// Text with interpolated expressions.
     Interpolated(Vec<Piece<'a>>),
 }
@@ -49,7 +52,10 @@ pub fn parse(text: &str) -> Result<Template<'_>, UnclosedTemplate> {
         };
         let source = &rest[body_start..body_start + len];
         let char_offset = text[..consumed + body_start].chars().count();
-        pieces.push(Piece::Expr { source, char_offset });
+        pieces.push(Piece::Expr {
+            source,
+            char_offset,
+        });
         let next = body_start + len + CLOSE.len();
         consumed += next;
         rest = &rest[next..];
@@ -61,7 +67,11 @@ pub fn parse(text: &str) -> Result<Template<'_>, UnclosedTemplate> {
         .iter()
         .filter(|p| !matches!(p, Piece::Text(t) if t.trim().is_empty()))
         .collect();
-    if let [Piece::Expr { source, char_offset }] = non_blank.as_slice() {
+    if let [Piece::Expr {
+        source,
+        char_offset,
+    }] = non_blank.as_slice()
+    {
         return Ok(Template::Whole {
             source,
             char_offset: *char_offset,
@@ -79,14 +89,20 @@ mod tests {
         assert_eq!(parse("plain text").unwrap(), Template::Literal);
         assert_eq!(
             parse(" ${{ -size(tool_calls) }} ").unwrap(),
-            Template::Whole { source: " -size(tool_calls) ", char_offset: 4 }
+            Template::Whole {
+                source: " -size(tool_calls) ",
+                char_offset: 4
+            }
         );
         let t = parse("no ${{ command }} here").unwrap();
         assert_eq!(
             t,
             Template::Interpolated(vec![
                 Piece::Text("no "),
-                Piece::Expr { source: " command ", char_offset: 6 },
+                Piece::Expr {
+                    source: " command ",
+                    char_offset: 6
+                },
                 Piece::Text(" here"),
             ])
         );
@@ -94,6 +110,9 @@ mod tests {
 
     #[test]
     fn unclosed_is_an_error_at_the_opening() {
-        assert_eq!(parse("a ${{ x").unwrap_err(), UnclosedTemplate { char_offset: 2 });
+        assert_eq!(
+            parse("a ${{ x").unwrap_err(),
+            UnclosedTemplate { char_offset: 2 }
+        );
     }
 }

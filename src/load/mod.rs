@@ -40,7 +40,10 @@ pub fn is_test_file(path: &Path) -> bool {
 }
 
 fn is_yaml(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
 }
 
 /// Expands the paths the user gave into policy files, in load order.
@@ -56,7 +59,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
             if found.is_empty() {
                 return Err(Diagnostic::error(
                     "io::empty",
-                    format!("{} contains no policy files (*.yaml, *.yml)", path.display()),
+                    format!(
+                        "{} contains no policy files (*.yaml, *.yml)",
+                        path.display()
+                    ),
                 ));
             }
             files.extend(found);
@@ -75,7 +81,10 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Diag
     for entry in entries {
         let entry = entry.map_err(|e| io_error(dir, &e))?;
         let path = entry.path();
-        let hidden = entry.file_name().to_str().is_some_and(|n| n.starts_with('.'));
+        let hidden = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with('.'));
         if hidden {
             continue;
         }
@@ -95,7 +104,10 @@ pub fn io_error(path: &Path, e: &std::io::Error) -> Diagnostic {
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
     };
-    Diagnostic::error("io::read", format!("cannot read {}: {what}", path.display()))
+    Diagnostic::error(
+        "io::read",
+        format!("cannot read {}: {what}", path.display()),
+    )
 }
 
 /// The most a policy file may hold; larger files are refused unread.
@@ -118,10 +130,17 @@ pub fn read_source(path: &Path) -> Result<Arc<SourceFile>, Diagnostic> {
     let text = String::from_utf8(bytes).map_err(|e| {
         Diagnostic::error(
             "io::encoding",
-            format!("{} is not UTF-8 text (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to()),
+            format!(
+                "{} is not UTF-8 text (invalid byte at offset {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
         )
     })?;
-    Ok(Arc::new(SourceFile { path: path.to_path_buf(), text }))
+    Ok(Arc::new(SourceFile {
+        path: path.to_path_buf(),
+        text,
+    }))
 }
 
 /// Loads policy files and directories as one set. Returns the set (with
@@ -177,16 +196,24 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
             continue;
         }
         for node in rule_nodes(&tree) {
-            let Some(id_node) = node.get("id") else { continue };
+            let Some(id_node) = node.get("id") else {
+                continue;
+            };
             let Some(id) = id_node.as_str() else { continue };
             match ids.get(id) {
                 Some((first, offset)) => {
                     let (line, _) = first.line_col(*offset);
                     diags.push(
-                        Diagnostic::error("rule::duplicate-id", format!("rule id `{id}` is used twice"))
-                            .at(&source, id_node.span)
-                            .label("second use")
-                            .help(format!("first used at {}:{line}; ids must be unique across the loaded set", first.name())),
+                        Diagnostic::error(
+                            "rule::duplicate-id",
+                            format!("rule id `{id}` is used twice"),
+                        )
+                        .at(&source, id_node.span)
+                        .label("second use")
+                        .help(format!(
+                            "first used at {}:{line}; ids must be unique across the loaded set",
+                            first.name()
+                        )),
                     );
                 }
                 None => {
@@ -214,7 +241,10 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
         if let Some(settings) = file.settings {
             match &settings_from {
                 Some((first, earlier)) if earlier.on_error != settings.on_error => {
-                    let span = tree.entry("settings").map(|e| e.key_span).unwrap_or_default();
+                    let span = tree
+                        .entry("settings")
+                        .map(|e| e.key_span)
+                        .unwrap_or_default();
                     diags.push(
                         Diagnostic::error(
                             "settings::conflict",
@@ -231,7 +261,12 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
         let rule_nodes = rule_nodes(&tree);
         for (rule, node) in file.rules.into_iter().zip(rule_nodes) {
             let order = set.rules.len();
-            set.rules.push(LoadedRule { rule, file: source.clone(), node: node.clone(), order });
+            set.rules.push(LoadedRule {
+                rule,
+                file: source.clone(),
+                node: node.clone(),
+                order,
+            });
         }
     }
     if let Some((_, settings)) = settings_from {
@@ -248,9 +283,16 @@ fn rule_nodes(tree: &Node) -> Vec<&Node> {
 }
 
 /// From a file with structural errors, keep the rules that have none.
-fn load_clean_rules(checker: &SchemaChecker<'_>, source: &Arc<SourceFile>, tree: &Node, set: &mut PolicySet) {
+fn load_clean_rules(
+    checker: &SchemaChecker<'_>,
+    source: &Arc<SourceFile>,
+    tree: &Node,
+    set: &mut PolicySet,
+) {
     let schema = crate::model::schema();
-    let Some(rule_schema) = schema.pointer("/$defs/Rule") else { return };
+    let Some(rule_schema) = schema.pointer("/$defs/Rule") else {
+        return;
+    };
     let _ = checker;
     let rule_checker_root = {
         let mut root = rule_schema.clone();
@@ -261,12 +303,21 @@ fn load_clean_rules(checker: &SchemaChecker<'_>, source: &Arc<SourceFile>, tree:
     };
     let rule_checker = SchemaChecker::new(&rule_checker_root);
     for node in rule_nodes(tree) {
-        if rule_checker.check(source, node).iter().any(Diagnostic::is_error) {
+        if rule_checker
+            .check(source, node)
+            .iter()
+            .any(Diagnostic::is_error)
+        {
             continue;
         }
         if let Ok(rule) = serde_json::from_value::<Rule>(node.to_json()) {
             let order = set.rules.len();
-            set.rules.push(LoadedRule { rule, file: source.clone(), node: node.clone(), order });
+            set.rules.push(LoadedRule {
+                rule,
+                file: source.clone(),
+                node: node.clone(),
+                order,
+            });
         }
     }
 }

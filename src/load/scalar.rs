@@ -107,7 +107,11 @@ fn block(raw: &str, indent: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut pos = 0;
     for (n, line) in raw.split_inclusive('\n').enumerate() {
-        let skip = if n == 0 { 0 } else { indent.min(line.len() - line.trim_start_matches(' ').len()) };
+        let skip = if n == 0 {
+            0
+        } else {
+            indent.min(line.len() - line.trim_start_matches(' ').len())
+        };
         for (i, _) in line[skip..].char_indices() {
             out.push(pos + skip + i);
         }

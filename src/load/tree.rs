@@ -156,9 +156,12 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Int(v))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        i64::try_from(v)
-            .map(Value::Int)
-            .map_err(|_| E::custom(format!("integer {v} is too large (the limit is {})", i64::MAX)))
+        i64::try_from(v).map(Value::Int).map_err(|_| {
+            E::custom(format!(
+                "integer {v} is too large (the limit is {})",
+                i64::MAX
+            ))
+        })
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
         i64::try_from(v)
@@ -299,10 +302,15 @@ mod tests {
         let text = "version: 1\nrules:\n  - id: a\n    when: 'x == 1'\n";
         let tree = parse(text, ParseLimits::default()).unwrap();
         let rules = tree.get("rules").unwrap();
-        let Value::Seq(items) = &rules.value else { panic!() };
+        let Value::Seq(items) = &rules.value else {
+            panic!()
+        };
         let when = items[0].entry("when").unwrap();
         assert_eq!(&text[when.key_span.start..when.key_span.end()], "when");
-        assert_eq!(&text[when.value.span.start..when.value.span.end()], "'x == 1'");
+        assert_eq!(
+            &text[when.value.span.start..when.value.span.end()],
+            "'x == 1'"
+        );
     }
 
     #[test]

@@ -17,7 +17,11 @@ pub fn repo() -> PathBuf {
 /// The chibi fixtures, captured from a running chibi; they live beside the repo.
 pub fn fixtures_dir() -> PathBuf {
     let dir = repo().join("../shared/fixtures/chibi");
-    assert!(dir.is_dir(), "fixtures missing at {}: the tests need ../shared beside the repo", dir.display());
+    assert!(
+        dir.is_dir(),
+        "fixtures missing at {}: the tests need ../shared beside the repo",
+        dir.display()
+    );
     dir
 }
 
@@ -26,7 +30,10 @@ pub fn fixture(name: &str) -> (String, Value) {
     let path = fixtures_dir().join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let v: Value = serde_json::from_str(&text).unwrap();
-    (v["hook"].as_str().unwrap().to_string(), v["payload"].clone())
+    (
+        v["hook"].as_str().unwrap().to_string(),
+        v["payload"].clone(),
+    )
 }
 
 /// A fresh temporary directory, removed when dropped.
@@ -73,14 +80,24 @@ pub fn policy(args: &[&str], stdin: &[u8]) -> Output {
 
 pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
     let mut cmd = Command::new(program);
-    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for var in ["CHIBI_HOOK", "CHIBI_TOOL_NAME", "CHIBI_PROJECT_ROOT", "NO_COLOR"] {
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for var in [
+        "CHIBI_HOOK",
+        "CHIBI_TOOL_NAME",
+        "CHIBI_PROJECT_ROOT",
+        "NO_COLOR",
+    ] {
         cmd.env_remove(var);
     }
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
     let mut pipe = child.stdin.take().unwrap();
     let input = stdin.to_vec();
     // Write from a thread: a large payload could otherwise fill the pipe while we wait.
@@ -95,7 +112,10 @@ pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) ->
 pub fn stdout_json(out: &Output) -> Value {
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(text.trim()).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}): {text:?}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "stdout is not JSON ({e}): {text:?}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
     })
 }
 
@@ -111,7 +131,12 @@ pub struct ChibiHome {
 impl ChibiHome {
     pub fn install(policy_paths: &[&Path]) -> ChibiHome {
         let dir = TempDir::new("chibi-home");
-        let mut args = vec!["install".to_string(), "chibi".into(), "--home".into(), dir.path().display().to_string()];
+        let mut args = vec![
+            "install".to_string(),
+            "chibi".into(),
+            "--home".into(),
+            dir.path().display().to_string(),
+        ];
         for p in policy_paths {
             args.push("--policy".into());
             args.push(p.display().to_string());
@@ -130,17 +155,39 @@ impl ChibiHome {
     /// on stdin without a trailing newline.
     pub fn hook(&self, hook: &str, payload: &Value) -> Output {
         let body = serde_json::to_vec(payload).unwrap();
-        run(&self.plugin(), &[], &[("CHIBI_HOOK", hook), ("CHIBI_PROJECT_ROOT", "/home/user/demo/project"), ("CHIBI_INDEX_DB", "/tmp/none")], &body)
+        run(
+            &self.plugin(),
+            &[],
+            &[
+                ("CHIBI_HOOK", hook),
+                ("CHIBI_PROJECT_ROOT", "/home/user/demo/project"),
+                ("CHIBI_INDEX_DB", "/tmp/none"),
+            ],
+            &body,
+        )
     }
 
     pub fn hook_raw(&self, hook: &str, body: &[u8]) -> Output {
-        run(&self.plugin(), &[], &[("CHIBI_HOOK", hook), ("CHIBI_PROJECT_ROOT", "/home/user/demo/project")], body)
+        run(
+            &self.plugin(),
+            &[],
+            &[
+                ("CHIBI_HOOK", hook),
+                ("CHIBI_PROJECT_ROOT", "/home/user/demo/project"),
+            ],
+            body,
+        )
     }
 
     /// The reply, asserting chibi would accept it: exit 0, one JSON object.
     pub fn reply(&self, hook: &str, payload: &Value) -> Value {
         let out = self.hook(hook, payload);
-        assert!(out.status.success(), "plugin exited {:?}: {}", out.status, stderr(&out));
+        assert!(
+            out.status.success(),
+            "plugin exited {:?}: {}",
+            out.status,
+            stderr(&out)
+        );
         let v = stdout_json(&out);
         assert!(v.is_object(), "reply is not an object: {v}");
         v

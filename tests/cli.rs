@@ -1,0 +1,252 @@
+//! The command line, end to end: `check`, `eval`, `explain`, `schema`, `hooks`.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+#[test]
+fn check_passes_the_shipped_policies() {
+    let out = policy(
+        &["check", &repo().join("policies").display().to_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no problems"));
+}
+
+#[test]
+fn check_reports_every_problem_with_its_location() {
+    let dir = TempDir::new("check");
+    dir.write(
+        "a.yaml",
+        "version: 1\nrules:\n  - id: one\n    hook: pre_shel_exec\n    when_: 'true'\n    deny: \"x\"\n  - id: two\n    hook: pre_shell_exec\n    when: 'command.contains(\"x\"'\n    deny: \"y\"\n  - id: one\n    hook: pre_api_tools\n    deny: \"z\"\n",
+    );
+    let out = policy(
+        &[
+            "check",
+            "--format",
+            "json",
+            &dir.path().display().to_string(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = stdout_json(&out);
+    let found: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expect = |code: &str, line: u64, col: u64| {
+        assert!(
+            found.contains(&(code.to_string(), line, col)),
+            "missing {code} at {line}:{col} in {found:?}"
+        );
+    };
+    expect("hook::unknown", 4, 11);
+    expect("schema::unknown-key", 5, 5);
+    expect("cel::syntax", 9, 32); // the end of the expression: a `)` is missing
+    expect("rule::duplicate-id", 11, 9);
+    expect("effect::wrong-hook", 13, 5);
+    let hint = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "schema::unknown-key")
+        .unwrap();
+    assert_eq!(hint["help"], "did you mean `when`?");
+    assert_eq!(report["summary"]["errors"], json!(found.len()));
+}
+
+#[test]
+fn check_human_output_shows_the_line_and_a_caret() {
+    let dir = TempDir::new("human");
+    let p = dir.write("p.yaml", "version: 1\nrules:\n  - id: x\n    hook: pre_shell_exec\n    when: 'command ==== 1'\n    deny: \"x\"\n");
+    let out = policy(&["check", &p.display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(text.contains("p.yaml:5:"), "{text}");
+    assert!(text.contains("when: 'command ==== 1'"), "{text}");
+    assert!(text.contains('┬') || text.contains('^'), "{text}");
+}
+
+#[test]
+fn check_exit_2_when_it_cannot_run() {
+    let out = policy(&["check", "/nonexistent/policies"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no such file or directory"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn check_warnings_fail_only_with_deny_warnings() {
+    let dir = TempDir::new("warn");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: x\n    hook: pre_shell_exec\n    deny: \"  \"\n",
+    );
+    let path = p.display().to_string();
+    assert_eq!(policy(&["check", &path], b"").status.code(), Some(0));
+    assert_eq!(
+        policy(&["check", "--deny-warnings", &path], b"")
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn yaml_booleans_where_text_is_expected_get_a_hint() {
+    let dir = TempDir::new("norway");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: x\n    hook: pre_shell_exec\n    deny: no\n",
+    );
+    let out = policy(
+        &["check", "--format", "json", &p.display().to_string()],
+        b"",
+    );
+    let report = stdout_json(&out);
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["code"], "schema::type");
+    assert!(d["help"].as_str().unwrap().contains("quotes"), "{d}");
+}
+
+#[test]
+fn the_committed_schema_is_fresh() {
+    let out = policy(&["schema"], b"");
+    let committed = std::fs::read_to_string(repo().join("schema/policy.schema.json")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout) == committed,
+        "schema/policy.schema.json is stale: run `cargo run -- schema > schema/policy.schema.json`"
+    );
+}
+
+#[test]
+fn the_committed_hook_reference_is_fresh() {
+    let out = policy(&["hooks", "--markdown"], b"");
+    let committed = std::fs::read_to_string(repo().join("docs/hooks.md")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout) == committed,
+        "docs/hooks.md is stale: run `cargo run -- hooks --markdown > docs/hooks.md`"
+    );
+}
+
+#[test]
+fn an_independent_validator_accepts_the_shipped_policies_and_rejects_bad_ones() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("schema/policy.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema is valid JSON Schema");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(repo().join("policies")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".yaml") || name.ends_with(".test.yaml") {
+            continue;
+        }
+        let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        checked += 1;
+    }
+    assert!(checked >= 5);
+    let bad = json!({"version": 1, "rules": [{"id": "x", "hook": "pre_shel_exec", "deny": "x"}]});
+    assert!(!validator.is_valid(&bad));
+    let bad = json!({"version": 1, "rules": [{"id": "x", "hook": "pre_shell_exec", "when_": "x"}]});
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn eval_reads_captured_fixtures_and_explains() {
+    let fixture = fixtures_dir().join("pre_shell_exec__deny_rm_rf.json");
+    let out = policy(
+        &[
+            "eval",
+            "--policy",
+            &repo().join("policies").display().to_string(),
+            "--payload",
+            &fixture.display().to_string(),
+            "--explain",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["denied"], json!(true));
+    let explanation = stderr(&out);
+    assert!(
+        explanation.contains("✓ no-recursive-force-delete"),
+        "{explanation}"
+    );
+    assert!(explanation.contains("✗ no-pipe-to-shell"), "{explanation}");
+}
+
+#[test]
+fn eval_reads_a_bare_payload_from_stdin() {
+    let out = policy(
+        &[
+            "eval",
+            "--policy",
+            &repo().join("policies").display().to_string(),
+            "--hook",
+            "pre_api_request",
+        ],
+        br#"{"context_name": "creative", "request_body": {}}"#,
+    );
+    assert_eq!(
+        stdout_json(&out),
+        json!({"request_body": {"temperature": 1.2, "top_p": 0.95}})
+    );
+}
+
+#[test]
+fn eval_suggests_a_hook_name() {
+    let out = policy(
+        &["eval", "--policy", "policies", "--hook", "pre_shell_exe"],
+        b"{}",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `pre_shell_exec`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn explain_shows_indexing_and_combination() {
+    let dir = TempDir::new("explain");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: post_tool_batch\n    when: context_name == 'x'\n    fuel_delta: -1\n  - id: b\n    hook: post_tool_batch\n    when: context_name == 'y'\n    fuel_delta: -2\n  - id: c\n    hook: post_tool_batch\n    fuel_delta: -3\n    fallback: call_user\n",
+    );
+    let out = policy(
+        &[
+            "explain",
+            "--policy",
+            &p.display().to_string(),
+            "--hook",
+            "post_tool_batch",
+        ],
+        br#"{"context_name": "x", "current_fallback": "call_agent", "tool_calls": []}"#,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("3 rule(s) for this hook, 2 candidate(s) after indexing"),
+        "{text}"
+    );
+    assert!(text.contains("fuel_delta (sum): -4"), "{text}");
+    assert!(!text.contains(" b ("), "rule b is not a candidate: {text}");
+}
