@@ -155,11 +155,24 @@ fn pre_fetch_url_denies_sensitive_urls_and_prefers_the_metadata_reason() {
 fn pre_api_tools_filters_per_context() {
     let home = shipped();
     let (hook, mut payload) = fixture("pre_api_tools");
-    assert_eq!(
-        home.reply(&hook, &payload),
-        json!({}),
-        "default context is untouched"
-    );
+    // The default context: file tools hidden, nothing else.
+    let reply = home.reply(&hook, &payload);
+    let excluded: Vec<String> = serde_json::from_value(reply["exclude"].clone()).unwrap();
+    for tool in payload["tools"].as_array().unwrap() {
+        let (name, ty) = (
+            tool["name"].as_str().unwrap(),
+            tool["type"].as_str().unwrap(),
+        );
+        let is_file_tool = ty == "fs_read" || ty == "fs_write" || name.starts_with("file_");
+        assert_eq!(
+            excluded.iter().any(|n| n == name),
+            is_file_tool,
+            "{name} ({ty})"
+        );
+    }
+    // The coding context is untouched.
+    payload["context_name"] = json!("coding");
+    assert_eq!(home.reply(&hook, &payload), json!({}));
 
     payload["context_name"] = json!("safe");
     assert_eq!(

@@ -250,3 +250,47 @@ fn explain_shows_indexing_and_combination() {
     assert!(text.contains("fuel_delta (sum): -4"), "{text}");
     assert!(!text.contains(" b ("), "rule b is not a candidate: {text}");
 }
+
+#[test]
+fn regexes_inside_conditions_are_checked_where_they_are_written() {
+    let dir = TempDir::new("regex");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: x\n    hook: pre_shell_exec\n    when: command.matches('rm (-rf')\n    deny: \"x\"\n",
+    );
+    let out = policy(
+        &["check", "--format", "json", &p.display().to_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let d = &stdout_json(&out)["diagnostics"][0];
+    let got = (d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64());
+    assert_eq!(got, (Some("regex::invalid"), Some(5), Some(27)), "{d}");
+}
+
+#[test]
+fn every_schema_property_is_documented() {
+    let text = std::fs::read_to_string(repo().join("schema/policy.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    fn walk(v: &Value, path: &str, missing: &mut Vec<String>) {
+        if let Some(props) = v.get("properties").and_then(Value::as_object) {
+            for (name, prop) in props {
+                if prop.get("description").is_none() {
+                    missing.push(format!("{path}.{name}"));
+                }
+                walk(prop, &format!("{path}.{name}"), missing);
+            }
+        }
+        if let Some(defs) = v.get("$defs").and_then(Value::as_object) {
+            for (name, def) in defs {
+                walk(def, name, missing);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&schema, "", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "properties without a description: {missing:?}"
+    );
+}

@@ -274,14 +274,20 @@ impl RuleCompiler<'_> {
         if !wanted {
             return None;
         }
-        let when = match &self.rule().when {
+        let loaded = self.loaded; // a copy of the reference, so `self` stays free
+        let when = match &loaded.rule.when {
             Some(source) => {
                 let node = self.node("when").cloned();
                 match crate::expr::compile(source) {
-                    Ok(program) => Some(Condition {
-                        program,
-                        source: source.clone(),
-                    }),
+                    Ok(program) => {
+                        if !self.check_regexes(&program, node.as_ref(), 0, "when") {
+                            ok = false;
+                        }
+                        Some(Condition {
+                            program,
+                            source: source.clone(),
+                        })
+                    }
                     Err(e) => {
                         self.cel_error(node.as_ref(), e.char_offset, &e.message, "when");
                         ok = false;
@@ -491,7 +497,12 @@ impl RuleCompiler<'_> {
         ok: &mut bool,
     ) -> Option<Program> {
         match crate::expr::compile(source) {
-            Ok(p) => Some(p),
+            Ok(p) => {
+                if !self.check_regexes(&p, node, offset, &path.join(".")) {
+                    *ok = false;
+                }
+                Some(p)
+            }
             Err(e) => {
                 self.cel_error(node, offset + e.char_offset, &e.message, &path.join("."));
                 *ok = false;
@@ -627,6 +638,50 @@ impl RuleCompiler<'_> {
             }
         }
         out
+    }
+
+    /// Compiles every regex literal given to `matches`, so a bad pattern is
+    /// found by `policy check` and not by an agent at run time.
+    fn check_regexes(
+        &mut self,
+        program: &Program,
+        node: Option<&Node>,
+        base: usize,
+        key: &str,
+    ) -> bool {
+        let mut ok = true;
+        for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
+            if let Err(e) = regex::Regex::new(pattern) {
+                let offset = program
+                    .source_info()
+                    .offset_for(literal.id)
+                    .map_or(0, |(start, _)| start as usize);
+                let file = self.loaded.file.clone();
+                let span = match node {
+                    Some(n) => {
+                        let at = scalar::locate(&file.text, n.span, base + offset);
+                        Span::new(at, next_char_len(&file.text, at))
+                    }
+                    None => self.loaded.node.span,
+                };
+                let detail = e.to_string();
+                let last = detail
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("invalid")
+                    .trim()
+                    .to_string();
+                self.diags.push(
+                    Diagnostic::error("regex::invalid", format!("invalid regex in `{key}`: {last}"))
+                        .at(&file, span)
+                        .label("this pattern")
+                        .help("patterns use RE2 syntax (the regex crate); inside a YAML single-quoted string, a backslash is written once"),
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     /// Reports a CEL problem at its column inside the YAML string.

@@ -1,6 +1,7 @@
 //! CEL as hook-policy uses it: one environment for every expression,
 //! `${{ expr }}` templates in effect values, and the payload resolver.
 
+pub mod ast;
 pub mod template;
 
 use crate::eval::json_val::{to_val, val_to_json, JsonMap};
