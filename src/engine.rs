@@ -33,7 +33,12 @@ pub enum Prepared {
 /// Any error, in any file, makes the policy broken: half a policy is not
 /// what its author reviewed.
 pub fn prepare(paths: &[PathBuf], only_hook: Option<&str>) -> Prepared {
-    let (set, mut diags) = load::load(paths);
+    let mode = if only_hook.is_some() {
+        load::Mode::Run
+    } else {
+        load::Mode::Check
+    };
+    let (set, mut diags) = load::load_with(paths, mode);
     if !diags.iter().any(Diagnostic::is_error) {
         let (policy, more) = compile(&set, only_hook);
         diags.extend(more);

@@ -294,3 +294,40 @@ fn every_schema_property_is_documented() {
         "properties without a description: {missing:?}"
     );
 }
+
+/// The hook path parses with the fast parser and `policy check` with the
+/// reference one: they must build the same tree for every shipped expression.
+#[test]
+fn both_cel_parsers_agree_on_the_shipped_policies() {
+    let (set, diags) = hook_policy::load::load(&[repo().join("policies")]);
+    assert!(diags.is_empty());
+    let mut checked = 0;
+    for loaded in &set.rules {
+        let mut sources: Vec<String> = loaded.rule.when.iter().cloned().collect();
+        for text in [&loaded.rule.deny, &loaded.rule.block]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(hook_policy::expr::template::Template::Interpolated(pieces)) =
+                hook_policy::expr::template::parse(text)
+            {
+                for p in pieces {
+                    if let hook_policy::expr::template::Piece::Expr { source, .. } = p {
+                        sources.push(source.to_string());
+                    }
+                }
+            }
+        }
+        for source in sources {
+            let fast = hook_policy::expr::parse_fast(&source).unwrap();
+            let reference = hook_policy::expr::compile(&source).unwrap();
+            assert_eq!(
+                hook_policy::expr::strip_ids(&fast),
+                hook_policy::expr::strip_ids(reference.expression()),
+                "{source}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+}

@@ -13,6 +13,7 @@ use crate::expr::template::{self, Piece, Template};
 use crate::load::tree::{Node, Span, Value};
 use crate::load::{scalar, LoadedRule, PolicySet};
 use crate::model::{Fallback, IntOrExpr, OnError, Rule};
+use cel::common::ast::IdedExpr;
 use cel::Program;
 use serde_json::Value as Json;
 use std::collections::HashMap;
@@ -27,14 +28,14 @@ pub enum Text {
 #[derive(Debug)]
 pub enum TextPart {
     Text(String),
-    Expr(Program),
+    Expr(IdedExpr),
 }
 
 /// A JSON value whose strings may hold `${{ }}` expressions.
 #[derive(Debug)]
 pub enum ValueTemplate {
     Literal(Json),
-    Expr(Program),
+    Expr(IdedExpr),
     Text(Text),
     Object(Vec<(String, ValueTemplate)>),
     Array(Vec<ValueTemplate>),
@@ -43,7 +44,7 @@ pub enum ValueTemplate {
 #[derive(Debug)]
 pub enum IntValue {
     Literal(i64),
-    Expr(Program),
+    Expr(IdedExpr),
 }
 
 #[derive(Debug)]
@@ -83,7 +84,7 @@ pub struct Effects {
 
 #[derive(Debug)]
 pub struct Condition {
-    pub program: Program,
+    pub expr: IdedExpr,
     pub source: String,
 }
 
@@ -183,6 +184,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         let mut rc = RuleCompiler {
             loaded,
             diags: &mut diags,
+            thorough: only_hook.is_none(),
         };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);
@@ -193,7 +195,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
     let mut plans: HashMap<&'static str, HookPlan> = HashMap::new();
     for (i, rule) in rules.iter().enumerate() {
         let disc = rule.when.as_ref().and_then(|c| {
-            index::discriminator(c.program.expression(), &|field| {
+            index::discriminator(&c.expr, &|field| {
                 // Only string fields every hook of the rule always sends: an
                 // absent field makes the condition an error (which fails
                 // closed), and skipping the rule would hide that.
@@ -242,6 +244,9 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
 struct RuleCompiler<'a> {
     loaded: &'a LoadedRule,
     diags: &'a mut Vec<Diagnostic>,
+    /// Lint-only checks (regex literals) are skipped when serving one hook:
+    /// a bad pattern still fails closed when evaluated.
+    thorough: bool,
 }
 
 impl RuleCompiler<'_> {
@@ -278,18 +283,12 @@ impl RuleCompiler<'_> {
         let when = match &loaded.rule.when {
             Some(source) => {
                 let node = self.node("when").cloned();
-                match crate::expr::compile(source) {
-                    Ok(program) => {
-                        if !self.check_regexes(&program, node.as_ref(), 0, "when") {
-                            ok = false;
-                        }
-                        Some(Condition {
-                            program,
-                            source: source.clone(),
-                        })
-                    }
-                    Err(e) => {
-                        self.cel_error(node.as_ref(), e.char_offset, &e.message, "when");
+                match self.expression(node.as_ref(), source, 0, "when") {
+                    Some(expr) => Some(Condition {
+                        expr,
+                        source: source.clone(),
+                    }),
+                    None => {
                         ok = false;
                         None
                     }
@@ -495,17 +494,42 @@ impl RuleCompiler<'_> {
         offset: usize,
         path: &[&str],
         ok: &mut bool,
-    ) -> Option<Program> {
-        match crate::expr::compile(source) {
-            Ok(p) => {
-                if !self.check_regexes(&p, node, offset, &path.join(".")) {
-                    *ok = false;
+    ) -> Option<IdedExpr> {
+        let found = self.expression(node, source, offset, &path.join("."));
+        if found.is_none() {
+            *ok = false;
+        }
+        found
+    }
+
+    /// Compiles one expression found at `offset` inside `node`'s string.
+    /// Linting (`thorough`) uses the reference parser, whose positions place
+    /// carets; serving a hook uses the fast one.
+    fn expression(
+        &mut self,
+        node: Option<&Node>,
+        source: &str,
+        offset: usize,
+        key: &str,
+    ) -> Option<IdedExpr> {
+        if !self.thorough {
+            return match crate::expr::parse_fast(source) {
+                Ok(expr) => Some(expr),
+                Err(e) => {
+                    self.cel_error(node, offset + e.char_offset, &e.message, key);
+                    None
                 }
-                Some(p)
+            };
+        }
+        match crate::expr::compile(source) {
+            Ok(program) => {
+                if !self.check_regexes(&program, node, offset, key) {
+                    return None;
+                }
+                Some(program.expression().clone())
             }
             Err(e) => {
-                self.cel_error(node, offset + e.char_offset, &e.message, &path.join("."));
-                *ok = false;
+                self.cel_error(node, offset + e.char_offset, &e.message, key);
                 None
             }
         }
@@ -650,6 +674,9 @@ impl RuleCompiler<'_> {
         key: &str,
     ) -> bool {
         let mut ok = true;
+        if !self.thorough {
+            return ok;
+        }
         for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
             if let Err(e) = regex::Regex::new(pattern) {
                 let offset = program

@@ -119,7 +119,7 @@ pub fn decide(
         };
         let matched = match &rule.when {
             None => Ok(true),
-            Some(cond) => expr::evaluate_bool(&cond.program, &resolver),
+            Some(cond) => expr::evaluate_bool(&cond.expr, &resolver),
         };
         match matched {
             Ok(true) => {

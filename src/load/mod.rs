@@ -143,9 +143,24 @@ pub fn read_source(path: &Path) -> Result<Arc<SourceFile>, Diagnostic> {
     }))
 }
 
+/// How thoroughly to load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `policy check`: validate against the JSON Schema, report everything.
+    Check,
+    /// A hook call: typed deserialisation only (unknown keys and wrong types
+    /// are still refused, with serde's first error). The schema walk costs
+    /// more than the decision, and `policy check` is where files are vetted.
+    Run,
+}
+
 /// Loads policy files and directories as one set. Returns the set (with
 /// every rule that loaded cleanly) and every problem found on the way.
 pub fn load(paths: &[PathBuf]) -> (PolicySet, Vec<Diagnostic>) {
+    load_with(paths, Mode::Check)
+}
+
+pub fn load_with(paths: &[PathBuf], mode: Mode) -> (PolicySet, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let files = match discover(paths) {
         Ok(files) => files,
@@ -158,14 +173,24 @@ pub fn load(paths: &[PathBuf]) -> (PolicySet, Vec<Diagnostic>) {
             Err(d) => diags.push(d),
         }
     }
-    let (set, more) = load_sources(sources);
+    let (set, more) = load_sources_with(sources, mode);
     diags.extend(more);
     (set, diags)
 }
 
 /// Loads already-read sources (used by `load` and by tests with inline text).
 pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic>) {
-    let schema = crate::model::schema();
+    load_sources_with(sources, Mode::Check)
+}
+
+pub fn load_sources_with(
+    sources: Vec<Arc<SourceFile>>,
+    mode: Mode,
+) -> (PolicySet, Vec<Diagnostic>) {
+    let schema = match mode {
+        Mode::Check => crate::model::schema(),
+        Mode::Run => serde_json::Value::Null,
+    };
     let checker = SchemaChecker::new(&schema);
     let mut set = PolicySet::default();
     let mut diags = Vec::new();
@@ -221,7 +246,10 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
                 }
             }
         }
-        let structural = checker.check(&source, &tree);
+        let structural = match mode {
+            Mode::Check => checker.check(&source, &tree),
+            Mode::Run => Vec::new(),
+        };
         let clean = !structural.iter().any(Diagnostic::is_error);
         diags.extend(structural);
         if !clean {
@@ -233,8 +261,13 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
         let file: PolicyFile = match serde_json::from_value(tree.to_json()) {
             Ok(file) => file,
             Err(e) => {
-                // The schema accepted what serde refused: report it, it is a bug in either.
-                diags.push(Diagnostic::error("schema::shape", e.to_string()).in_file(&source));
+                // In check mode the schema accepted what serde refused (a bug in
+                // either); in run mode this is how a malformed file is refused.
+                diags.push(
+                    Diagnostic::error("schema::shape", e.to_string())
+                        .in_file(&source)
+                        .help("run `policy check` for every problem with its location"),
+                );
                 continue;
             }
         };
