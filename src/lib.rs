@@ -19,3 +19,4 @@ pub mod expr;
 pub mod load;
 pub mod model;
 pub mod render;
+pub mod testing;

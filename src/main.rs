@@ -47,6 +47,19 @@ enum Command {
     Eval(EvalArgs),
     /// Like `eval --explain`: show how the decision was reached.
     Explain(EvalArgs),
+    /// Run the policy tests (`*.test.yaml`) found under the paths.
+    ///
+    /// Exit status: 0 all passed, 1 a case failed or coverage is too low, 2 could not run.
+    Test {
+        /// Test files or directories (default: the current directory).
+        paths: Vec<PathBuf>,
+        /// List the rules no case saw match.
+        #[arg(long)]
+        coverage: bool,
+        /// Fail when fewer than this percentage of rules were matched by some case.
+        #[arg(long, value_name = "PERCENT")]
+        min_coverage: Option<f64>,
+    },
     /// Print the JSON Schema of the policy format.
     Schema,
     /// List the hook points, their payloads and effects.
@@ -124,6 +137,11 @@ fn main() -> ExitCode {
         } => check(paths, format, deny_warnings),
         Command::Eval(args) => eval(args, false),
         Command::Explain(args) => eval(args, true),
+        Command::Test {
+            paths,
+            coverage,
+            min_coverage,
+        } => test(paths, coverage, min_coverage),
         Command::Schema => {
             print!("{}", model::schema_text());
             ExitCode::SUCCESS
@@ -219,6 +237,98 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> ExitCode {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths
+    };
+    let files = match hook_policy::testing::discover(&paths) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if files.is_empty() {
+        eprintln!(
+            "error: no test files (*.test.yaml) under {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return ExitCode::from(2);
+    }
+    let report = hook_policy::testing::run(&files);
+    let mut current: Option<&std::path::Path> = None;
+    for case in &report.cases {
+        if current != Some(case.file.as_path()) {
+            let n = report.cases.iter().filter(|c| c.file == case.file).count();
+            println!("\nrunning {n} test(s) from {}", case.file.display());
+            current = Some(&case.file);
+        }
+        println!(
+            "test {} ... {}",
+            case.name,
+            if case.failures.is_empty() {
+                "ok"
+            } else {
+                "FAILED"
+            }
+        );
+    }
+    let failed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| !c.failures.is_empty())
+        .collect();
+    if !failed.is_empty() {
+        println!("\nfailures:");
+        for case in &failed {
+            println!("\n---- {} ({}) ----", case.name, case.file.display());
+            for f in &case.failures {
+                println!("    {f}");
+            }
+        }
+    }
+    for e in &report.errors {
+        println!("\nerror: {e}");
+    }
+    let pct = report.coverage();
+    if show_coverage || min_coverage.is_some() {
+        println!(
+            "\ncoverage: {pct:.1}% of {} rule(s) matched by some case",
+            report.rules.len()
+        );
+        for (id, origin) in report.uncovered() {
+            println!("  not covered: {id} ({origin})");
+        }
+    }
+    let ok = failed.is_empty() && report.errors.is_empty();
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if ok { "ok" } else { "FAILED" },
+        report.passed(),
+        report.failed()
+    );
+    if !report.errors.is_empty() && report.cases.is_empty() {
+        return ExitCode::from(2);
+    }
+    if let Some(min) = min_coverage {
+        if pct + 1e-9 < min {
+            println!("coverage {pct:.1}% is below the required {min}%");
+            return ExitCode::from(1);
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -331,3 +331,64 @@ fn both_cel_parsers_agree_on_the_shipped_policies() {
     }
     assert!(checked >= 10, "{checked}");
 }
+
+#[test]
+fn policy_test_passes_the_shipped_suites_with_full_coverage() {
+    let out = policy(
+        &[
+            "test",
+            "--min-coverage",
+            "100",
+            &repo().join("policies").display().to_string(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("coverage: 100.0%"), "{text}");
+}
+
+#[test]
+fn policy_test_reports_failures_and_uncovered_rules() {
+    let dir = TempDir::new("ptest");
+    dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    when: command == 'x'\n    deny: \"no x\"\n  - id: b\n    hook: pre_shell_exec\n    when: command == 'y'\n    deny: \"no y\"\n",
+    );
+    dir.write(
+        "p.test.yaml",
+        "tests:\n  - name: x is denied\n    hook: pre_shell_exec\n    payload: { tool_name: t, command: x }\n    expect: { reply_includes: { denied: true }, matched: [a] }\n  - name: wrong expectation\n    hook: pre_shell_exec\n    payload: { tool_name: t, command: z }\n    expect: { reply: { denied: true } }\n",
+    );
+    let out = policy(
+        &["test", "--coverage", &dir.path().display().to_string()],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("test x is denied ... ok"), "{text}");
+    assert!(text.contains("test wrong expectation ... FAILED"), "{text}");
+    assert!(
+        text.contains("expected: {\"denied\":true}") && text.contains("actual:   {}"),
+        "{text}"
+    );
+    assert!(text.contains("not covered: b"), "{text}");
+    assert!(text.contains("1 passed; 1 failed"), "{text}");
+
+    // Passing cases, but coverage below the bar.
+    dir.write("p.test.yaml", "tests:\n  - name: x is denied\n    hook: pre_shell_exec\n    payload: { tool_name: t, command: x }\n    expect: { matched: [a] }\n");
+    let out = policy(
+        &[
+            "test",
+            "--min-coverage",
+            "80",
+            &dir.path().display().to_string(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("coverage 50.0% is below the required 80%"),
+        "{text}"
+    );
+}
