@@ -17,6 +17,13 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+// Output never panics: a closed pipe (`policy check | head`) or a closed
+// stderr just ends the output.
+macro_rules! outln { ($($t:tt)*) => {{ let _ = writeln!(std::io::stdout(), $($t)*); }} }
+macro_rules! out { ($($t:tt)*) => {{ let _ = write!(std::io::stdout(), $($t)*); }} }
+macro_rules! errln { ($($t:tt)*) => {{ let _ = writeln!(std::io::stderr(), $($t)*); }} }
+macro_rules! err { ($($t:tt)*) => {{ let _ = write!(std::io::stderr(), $($t)*); }} }
+
 #[derive(Parser)]
 #[command(
     name = "policy",
@@ -111,6 +118,10 @@ enum InstallTarget {
 enum Format {
     Human,
     Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions annotations.
+    Github,
 }
 
 fn main() -> ExitCode {
@@ -143,12 +154,12 @@ fn main() -> ExitCode {
             min_coverage,
         } => test(paths, coverage, min_coverage),
         Command::Schema => {
-            print!("{}", model::schema_text());
+            out!("{}", model::schema_text());
             ExitCode::SUCCESS
         }
         Command::Hooks { markdown } => {
             if markdown {
-                print!("{}", catalogue::markdown());
+                out!("{}", catalogue::markdown());
             } else {
                 for h in catalogue::HOOKS {
                     let effects: Vec<&str> = h.effects.iter().map(|e| e.key()).collect();
@@ -157,7 +168,7 @@ fn main() -> ExitCode {
                     } else {
                         effects.join(", ")
                     };
-                    println!("{:<22} {:<14} {}", h.name, h.class.as_str(), effects);
+                    outln!("{:<22} {:<14} {}", h.name, h.class.as_str(), effects);
                 }
             }
             ExitCode::SUCCESS
@@ -169,16 +180,16 @@ fn main() -> ExitCode {
                 .or_else(|| std::env::var_os("CHIBI_HOME").map(PathBuf::from))
                 .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".chibi")));
             let Some(home) = home else {
-                eprintln!("error: no chibi home: pass --home DIR");
+                errln!("error: no chibi home: pass --home DIR");
                 return ExitCode::from(2);
             };
             match chibi::install(&home, &policy) {
                 Ok(msg) => {
-                    println!("{msg}");
+                    outln!("{msg}");
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    errln!("error: {e}");
                     ExitCode::from(2)
                 }
             }
@@ -212,15 +223,15 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
     match format {
         Format::Human => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", render::human(&diags, color));
+            err!("{}", render::human(&diags, color));
             let files = set.files.len();
             if errors == 0 && warnings == 0 {
-                eprintln!(
+                errln!(
                     "ok: {files} file(s), {} rule(s), no problems",
                     set.rules.len()
                 );
             } else {
-                eprintln!("{errors} error(s), {warnings} warning(s) in {files} file(s)");
+                errln!("{errors} error(s), {warnings} warning(s) in {files} file(s)");
             }
         }
         Format::Json => {
@@ -228,7 +239,18 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
                 "diagnostics": diags.iter().map(render::to_json).collect::<Vec<_>>(),
                 "summary": { "files": set.files.len(), "rules": set.rules.len(), "errors": errors, "warnings": warnings },
             });
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        Format::Sarif => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&render::sarif(&diags)).unwrap_or_default()
+            );
+        }
+        Format::Github => {
+            for d in &diags {
+                outln!("{}", render::github(d));
+            }
         }
     }
     if could_not_run {
@@ -249,12 +271,12 @@ fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> 
     let files = match hook_policy::testing::discover(&paths) {
         Ok(files) => files,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
     if files.is_empty() {
-        eprintln!(
+        errln!(
             "error: no test files (*.test.yaml) under {}",
             paths
                 .iter()
@@ -269,10 +291,10 @@ fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> 
     for case in &report.cases {
         if current != Some(case.file.as_path()) {
             let n = report.cases.iter().filter(|c| c.file == case.file).count();
-            println!("\nrunning {n} test(s) from {}", case.file.display());
+            outln!("\nrunning {n} test(s) from {}", case.file.display());
             current = Some(&case.file);
         }
-        println!(
+        outln!(
             "test {} ... {}",
             case.name,
             if case.failures.is_empty() {
@@ -288,29 +310,29 @@ fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> 
         .filter(|c| !c.failures.is_empty())
         .collect();
     if !failed.is_empty() {
-        println!("\nfailures:");
+        outln!("\nfailures:");
         for case in &failed {
-            println!("\n---- {} ({}) ----", case.name, case.file.display());
+            outln!("\n---- {} ({}) ----", case.name, case.file.display());
             for f in &case.failures {
-                println!("    {f}");
+                outln!("    {f}");
             }
         }
     }
     for e in &report.errors {
-        println!("\nerror: {e}");
+        outln!("\nerror: {e}");
     }
     let pct = report.coverage();
     if show_coverage || min_coverage.is_some() {
-        println!(
+        outln!(
             "\ncoverage: {pct:.1}% of {} rule(s) matched by some case",
             report.rules.len()
         );
         for (id, origin) in report.uncovered() {
-            println!("  not covered: {id} ({origin})");
+            outln!("  not covered: {id} ({origin})");
         }
     }
     let ok = failed.is_empty() && report.errors.is_empty();
-    println!(
+    outln!(
         "\ntest result: {}. {} passed; {} failed",
         if ok { "ok" } else { "FAILED" },
         report.passed(),
@@ -321,7 +343,7 @@ fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> 
     }
     if let Some(min) = min_coverage {
         if pct + 1e-9 < min {
-            println!("coverage {pct:.1}% is below the required {min}%");
+            outln!("coverage {pct:.1}% is below the required {min}%");
             return ExitCode::from(1);
         }
     }
@@ -348,7 +370,7 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
     let bytes = match read_payload(&args.payload) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -364,12 +386,12 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
         Err(e) => (None, Err(e)),
     };
     let Some(hook_name) = args.hook.or(envelope_hook) else {
-        eprintln!("error: no hook point: pass --hook NAME (`policy hooks` lists them)");
+        errln!("error: no hook point: pass --hook NAME (`policy hooks` lists them)");
         return ExitCode::from(2);
     };
     let Some(hook) = catalogue::hook(&hook_name) else {
         let hint = hook_policy::diagnostic::did_you_mean(&hook_name, catalogue::hook_names());
-        eprintln!(
+        errln!(
             "error: unknown hook point `{hook_name}`{}",
             hint.map(|h| format!("; did you mean `{h}`?"))
                 .unwrap_or_default()
@@ -394,7 +416,7 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
             message,
             diagnostics,
         } => {
-            eprint!("{}", render::human(&diagnostics, false));
+            err!("{}", render::human(&diagnostics, false));
             let outcome = Outcome::Failed(format!("the policy does not load: {message}"));
             (chibi::reply(hook, &outcome, None, None), None, true)
         }
@@ -417,13 +439,13 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
     };
     let explanation = explain(hook.name, decision.as_ref(), &reply);
     if explain_only {
-        print!("{explanation}");
+        out!("{explanation}");
     } else {
         if args.explain {
-            eprint!("{explanation}");
+            err!("{explanation}");
         }
         for line in &reply.stderr {
-            eprintln!("{line}");
+            errln!("{line}");
         }
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}", reply.json);

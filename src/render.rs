@@ -121,3 +121,90 @@ pub fn to_json(d: &Diagnostic) -> serde_json::Value {
         "help": d.help,
     })
 }
+
+/// SARIF 2.1.0, for code scanning. One run; rules are the codes seen.
+pub fn sarif(diags: &[Diagnostic]) -> serde_json::Value {
+    let mut codes: Vec<&str> = diags.iter().map(|d| d.code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let rules: Vec<serde_json::Value> = codes
+        .iter()
+        .map(|c| serde_json::json!({ "id": c, "name": c, "shortDescription": { "text": c } }))
+        .collect();
+    let results: Vec<serde_json::Value> = diags
+        .iter()
+        .map(|d| {
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(help);
+            }
+            let mut result = serde_json::json!({
+                "ruleId": d.code,
+                "level": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+                "message": { "text": text },
+            });
+            if let Some(file) = &d.file {
+                let mut physical = serde_json::json!({ "artifactLocation": { "uri": uri(&file.name()) } });
+                if let Some(span) = d.span {
+                    let (sl, sc) = file.line_col(span.start);
+                    let (el, ec) = file.line_col(span.end().max(span.start + 1));
+                    physical["region"] = serde_json::json!({ "startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec });
+                }
+                result["locations"] = serde_json::json!([{ "physicalLocation": physical }]);
+            }
+            result
+        })
+        .collect();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "hook-policy",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/hook-policy/hook-policy",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+/// SARIF wants URIs: relative paths stay relative, with `/` separators.
+fn uri(path: &str) -> String {
+    path.trim_start_matches("./").replace('\\', "/")
+}
+
+/// GitHub Actions workflow commands: one annotation per problem.
+pub fn github(d: &Diagnostic) -> String {
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut props = vec![format!("title={}", escape_property(d.code))];
+    if let Some(file) = &d.file {
+        props.insert(0, format!("file={}", escape_property(&file.name())));
+        if let Some(span) = d.span {
+            let (sl, sc) = file.line_col(span.start);
+            let (el, ec) = file.line_col(span.end().max(span.start + 1));
+            props.push(format!("line={sl},col={sc},endLine={el},endColumn={ec}"));
+        }
+    }
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    format!("::{level} {}::{}", props.join(","), escape_data(&message))
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}

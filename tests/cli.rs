@@ -392,3 +392,60 @@ fn policy_test_reports_failures_and_uncovered_rules() {
         "{text}"
     );
 }
+
+#[test]
+fn check_speaks_sarif_and_github_annotations() {
+    let dir = TempDir::new("formats");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: x\n    hook: pre_shel_exec\n    deny: \"x\"\n",
+    );
+    let path = p.display().to_string();
+    let out = policy(&["check", "--format", "sarif", &path], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let sarif = stdout_json(&out);
+    assert_eq!(sarif["version"], "2.1.0");
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "hook::unknown");
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        4
+    );
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startColumn"],
+        11
+    );
+    assert_eq!(
+        sarif["runs"][0]["tool"]["driver"]["rules"][0]["id"],
+        "hook::unknown"
+    );
+
+    let out = policy(&["check", "--format", "github", &path], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("::error file="), "{text}");
+    assert!(text.contains("line=4,col=11"), "{text}");
+    assert!(text.contains("title=hook%3A%3Aunknown"), "{text}");
+    assert!(
+        !text.trim_end().contains('\n'),
+        "one line per problem: {text}"
+    );
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin())
+        .arg("schema")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
