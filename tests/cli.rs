@@ -449,3 +449,47 @@ fn a_closed_stdout_is_not_a_crash() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn conditions_are_type_checked_against_the_hook_payloads() {
+    let dir = TempDir::new("types");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_agentic_loop\n    when: fuel_remaining < 5 && mesage.contains('x')\n    fallback: call_user\n  - id: b\n    hook: pre_api_tools\n    when: tools.contains('shell_exec')\n    tools: { exclude: [shell_exec] }\n",
+    );
+    let out = policy(
+        &["check", "--format", "json", &p.display().to_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = stdout_json(&out);
+    let found: Vec<(String, String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expect = |code: &str, sev: &str, line: u64, col: u64| {
+        assert!(
+            found.contains(&(code.into(), sev.into(), line, col)),
+            "missing {code} {sev} {line}:{col} in {found:?}"
+        );
+    };
+    expect("cel::unguarded-optional", "warning", 5, 11);
+    expect("cel::unknown-variable", "error", 5, 33);
+    expect("cel::wrong-type", "error", 9, 11);
+    let unknown = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "cel::unknown-variable")
+        .unwrap();
+    assert_eq!(unknown["help"], "did you mean `message`?");
+}

@@ -523,7 +523,9 @@ impl RuleCompiler<'_> {
         }
         match crate::expr::compile(source) {
             Ok(program) => {
-                if !self.check_regexes(&program, node, offset, key) {
+                let regexes_ok = self.check_regexes(&program, node, offset, key);
+                let types_ok = self.check_types(&program, node, offset, key);
+                if !(regexes_ok && types_ok) {
                     return None;
                 }
                 Some(program.expression().clone())
@@ -707,6 +709,63 @@ impl RuleCompiler<'_> {
                 );
                 ok = false;
             }
+        }
+        ok
+    }
+
+    /// Type-checks an expression against the payloads of the rule's hooks.
+    fn check_types(
+        &mut self,
+        program: &Program,
+        node: Option<&Node>,
+        base: usize,
+        key: &str,
+    ) -> bool {
+        let hooks: Vec<&'static HookPoint> = self
+            .loaded
+            .rule
+            .hook
+            .names()
+            .iter()
+            .filter_map(|n| catalogue::hook(n))
+            .collect();
+        if hooks.is_empty() {
+            return true;
+        }
+        let scope = crate::check::types::Scope::new(hooks);
+        let problems = crate::check::types::check(program.expression(), &scope, key == "when");
+        let mut ok = true;
+        for p in problems {
+            let (start, stop) = program
+                .source_info()
+                .offset_for(p.node_id)
+                .map_or((0, 0), |(a, b)| (a as usize, b as usize));
+            let file = self.loaded.file.clone();
+            let span = match node {
+                Some(n) => {
+                    let at = scalar::locate(&file.text, n.span, base + start);
+                    // Underline the whole node when it sits on one line.
+                    let end = scalar::locate(&file.text, n.span, base + stop.max(start)); // `stop` is inclusive
+                    let len = end + next_char_len(&file.text, end) - at;
+                    let one_line = end >= at && !file.text[at..end].contains('\n');
+                    Span::new(
+                        at,
+                        if one_line {
+                            len
+                        } else {
+                            next_char_len(&file.text, at)
+                        },
+                    )
+                }
+                None => self.loaded.node.span,
+            };
+            let d = if p.warning {
+                Diagnostic::warning(p.code, format!("in `{key}`: {}", p.message))
+            } else {
+                ok = false;
+                Diagnostic::error(p.code, format!("in `{key}`: {}", p.message))
+            };
+            self.diags.push(d.at(&file, span).help_opt(p.help));
         }
         ok
     }
