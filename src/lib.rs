@@ -12,6 +12,7 @@ pub mod adapters;
 pub mod catalogue;
 pub mod check;
 pub mod compile;
+pub mod decision_log;
 pub mod diagnostic;
 pub mod engine;
 pub mod eval;

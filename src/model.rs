@@ -62,6 +62,13 @@ pub struct Settings {
     /// and report the problem on stderr.
     #[serde(default)]
     pub on_error: Option<OnError>,
+    /// Append one JSON line per decision to this file (relative paths are
+    /// relative to the policy file). Records hold the hook, the decision, the
+    /// matched rules, the reason as written in the policy and a SHA-256 digest
+    /// of the payload, never the payload itself. The `HOOK_POLICY_LOG`
+    /// environment variable overrides it.
+    #[serde(default)]
+    pub log: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -13,6 +13,7 @@
 //! the policy; the copy finds the manifest next to itself and runs as a plugin.
 
 use crate::catalogue::{self, EffectKind, FailureMode, HookClass, HookPoint};
+use crate::decision_log;
 use crate::engine::{self, failure_mode, Outcome, Prepared};
 use crate::eval::{DecideContext, Decision};
 use crate::model::OnError;
@@ -264,26 +265,90 @@ pub fn run_plugin(
     0
 }
 
-/// One hook call from raw stdin bytes to the reply.
+/// One hook call from raw stdin bytes to the reply, logged when a decision
+/// log is configured.
 pub fn hook_call(
     manifest: &Manifest,
     hook: &HookPoint,
     input: &Result<Vec<u8>, String>,
     project_root: &str,
 ) -> Reply {
-    let (policy, on_error) = match engine::prepare(&manifest.policy, Some(hook.name)) {
-        Prepared::Ready(p) => {
-            let on_error = p.on_error;
-            (p, on_error)
+    let started = std::time::Instant::now();
+    let (mut reply, facts) = decide_call(manifest, hook, input, project_root);
+    let log = std::env::var_os(decision_log::ENV_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or(facts.log.clone());
+    if let Some(path) = log {
+        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+        let record = decision_log::Record {
+            harness: HARNESS,
+            hook: hook.name,
+            decision: decision_kind(&reply.json, facts.error.is_some()),
+            matched: &facts.matched,
+            rule: facts.rule.as_deref(),
+            reason_template: facts.reason_template.as_deref(),
+            error: facts.error.as_deref(),
+            payload,
+            micros: started.elapsed().as_micros(),
+        };
+        if let Err(e) = decision_log::append(&path, &record) {
+            reply.stderr.push(format!(
+                "hook-policy: cannot write the decision log {}: {e}",
+                path.display()
+            ));
         }
+    }
+    reply
+}
+
+/// What the decision log needs to know beyond the reply.
+#[derive(Default)]
+struct CallFacts {
+    log: Option<PathBuf>,
+    matched: Vec<String>,
+    rule: Option<String>,
+    reason_template: Option<String>,
+    error: Option<String>,
+}
+
+fn decision_kind(reply: &Json, failed: bool) -> &'static str {
+    if reply.get("denied") == Some(&Json::Bool(true)) {
+        "deny"
+    } else if reply.get("block") == Some(&Json::Bool(true)) {
+        "block"
+    } else if failed {
+        "error"
+    } else if reply.as_object().is_some_and(|o| !o.is_empty()) {
+        "modify"
+    } else {
+        "none"
+    }
+}
+
+fn decide_call(
+    manifest: &Manifest,
+    hook: &HookPoint,
+    input: &Result<Vec<u8>, String>,
+    project_root: &str,
+) -> (Reply, CallFacts) {
+    let policy = match engine::prepare(&manifest.policy, Some(hook.name)) {
+        Prepared::Ready(p) => p,
         Prepared::Broken { message, .. } => {
-            return reply(
-                hook,
-                &Outcome::Failed(format!("the policy does not load: {message}")),
-                None,
-                None,
-            )
+            let message = format!("the policy does not load: {message}");
+            let reply = reply(hook, &Outcome::Failed(message.clone()), None, None);
+            return (
+                reply,
+                CallFacts {
+                    error: Some(message),
+                    ..CallFacts::default()
+                },
+            );
         }
+    };
+    let mut facts = CallFacts {
+        log: policy.log.clone(),
+        ..CallFacts::default()
     };
     let payload = match input
         .as_ref()
@@ -291,14 +356,33 @@ pub fn hook_call(
         .and_then(|bytes| engine::parse_payload(bytes))
     {
         Ok(p) => p,
-        Err(e) => return reply(hook, &Outcome::Failed(e), on_error, None),
+        Err(e) => {
+            facts.error = Some(e.clone());
+            return (
+                reply(hook, &Outcome::Failed(e), policy.on_error, None),
+                facts,
+            );
+        }
     };
     let ctx = DecideContext {
         harness: HARNESS,
         project_root,
     };
     let outcome = engine::run(&policy, hook.name, &payload, ctx);
-    reply(hook, &outcome, on_error, Some(&payload))
+    if let Outcome::Decided(d) = &outcome {
+        facts.matched = d.matched.clone();
+        facts.error = d.error_summary();
+        facts.rule = d.deny.as_ref().or(d.block.as_ref()).map(|w| w.rule.clone());
+        facts.reason_template = facts
+            .rule
+            .as_ref()
+            .and_then(|id| policy.rules.iter().find(|r| &r.id == id))
+            .and_then(|r| r.reason_source.clone());
+    }
+    (
+        reply(hook, &outcome, policy.on_error, Some(&payload)),
+        facts,
+    )
 }
 
 /// Reads all of stdin (chibi writes the whole payload before timing us, and

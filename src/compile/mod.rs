@@ -98,6 +98,8 @@ pub struct CompiledRule {
     pub order: usize,
     /// `file:line` of the rule, for explanations.
     pub origin: String,
+    /// The deny reason or block message as written (before interpolation).
+    pub reason_source: Option<String>,
     pub when: Option<Condition>,
     pub effects: Effects,
 }
@@ -152,6 +154,8 @@ pub struct CompiledPolicy {
     pub rules: Vec<CompiledRule>,
     pub plans: HashMap<&'static str, HookPlan>,
     pub on_error: Option<OnError>,
+    /// Where decisions are logged, resolved against the settings file.
+    pub log: Option<std::path::PathBuf>,
 }
 
 impl CompiledPolicy {
@@ -233,10 +237,15 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
             }
         }
     }
+    let log = set.settings.log.as_ref().map(|p| match &set.settings_dir {
+        Some(dir) if p.is_relative() => dir.join(p),
+        _ => p.clone(),
+    });
     let policy = CompiledPolicy {
         rules,
         plans,
         on_error: set.settings.on_error,
+        log,
     };
     (policy, diags)
 }
@@ -308,6 +317,11 @@ impl RuleCompiler<'_> {
             priority: self.rule().priority.unwrap_or(0),
             order: self.loaded.order,
             origin: format!("{}:{line}", self.loaded.file.name()),
+            reason_source: self
+                .rule()
+                .deny
+                .clone()
+                .or_else(|| self.rule().block.clone()),
             when,
             effects,
         })

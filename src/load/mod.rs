@@ -31,6 +31,9 @@ pub struct PolicySet {
     pub files: Vec<Arc<SourceFile>>,
     pub rules: Vec<LoadedRule>,
     pub settings: Settings,
+    /// The directory of the file that holds `settings`: relative paths in
+    /// settings are relative to it.
+    pub settings_dir: Option<PathBuf>,
 }
 
 /// Is this file a policy test rather than a policy?
@@ -273,7 +276,9 @@ pub fn load_sources_with(
         };
         if let Some(settings) = file.settings {
             match &settings_from {
-                Some((first, earlier)) if earlier.on_error != settings.on_error => {
+                Some((first, earlier))
+                    if earlier.on_error != settings.on_error || earlier.log != settings.log =>
+                {
                     let span = tree
                         .entry("settings")
                         .map(|e| e.key_span)
@@ -302,8 +307,9 @@ pub fn load_sources_with(
             });
         }
     }
-    if let Some((_, settings)) = settings_from {
+    if let Some((file, settings)) = settings_from {
         set.settings = settings;
+        set.settings_dir = file.path.parent().map(Path::to_path_buf);
     }
     (set, diags)
 }
