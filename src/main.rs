@@ -411,6 +411,7 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
         project_root: &project_root,
     };
 
+    let explain_payload = payload.as_ref().ok().cloned();
     let (reply, decision, failed) = match engine::prepare(&args.policy, Some(hook.name)) {
         Prepared::Broken {
             message,
@@ -437,7 +438,13 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
             }
         },
     };
-    let explanation = explain(hook.name, decision.as_ref(), &reply);
+    let explanation = explain(
+        hook.name,
+        decision.as_ref(),
+        &reply,
+        explain_payload.as_ref(),
+        ctx,
+    );
     if explain_only {
         out!("{explanation}");
     } else {
@@ -457,7 +464,13 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
     }
 }
 
-fn explain(hook: &str, decision: Option<&Decision>, reply: &chibi::Reply) -> String {
+fn explain(
+    hook: &str,
+    decision: Option<&Decision>,
+    reply: &chibi::Reply,
+    payload: Option<&serde_json::Value>,
+    ctx: DecideContext<'_>,
+) -> String {
     let mut out = String::new();
     match decision {
         None => out.push_str(&format!("{hook}: the policy could not decide\n")),
@@ -478,6 +491,17 @@ fn explain(hook: &str, decision: Option<&Decision>, reply: &chibi::Reply) -> Str
                 ));
                 if let Some(c) = &t.condition {
                     out.push_str(&format!("      when: {}\n", c.trim()));
+                    if let Some(payload) = payload {
+                        let resolver = hook_policy::expr::PayloadResolver {
+                            payload,
+                            hook,
+                            harness: ctx.harness,
+                            project_root: ctx.project_root,
+                        };
+                        for (part, value) in hook_policy::expr::explain_parts(c, &resolver) {
+                            out.push_str(&format!("        {part}  ⇒ {value}\n"));
+                        }
+                    }
                 }
                 if let Some(detail) = &t.detail {
                     out.push_str(&format!("      error: {detail}\n"));

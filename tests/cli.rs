@@ -493,3 +493,21 @@ fn conditions_are_type_checked_against_the_hook_payloads() {
         .unwrap();
     assert_eq!(unknown["help"], "did you mean `message`?");
 }
+
+#[test]
+fn explain_shows_the_value_of_each_part_of_a_condition() {
+    let out = policy(
+        &[
+            "explain",
+            "--policy",
+            &repo().join("policies").display().to_string(),
+            "--hook",
+            "pre_file_write",
+        ],
+        br#"{"tool_name": "file_edit", "path": "src/a.rs", "content": null}"#,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("has(payload.content)  ⇒ true"), "{text}");
+    assert!(text.contains("content != null  ⇒ false"), "{text}");
+    assert!(text.contains("✗ no-private-keys-written"), "{text}");
+}
