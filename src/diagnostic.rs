@@ -21,9 +21,20 @@ pub struct SourceFile {
     /// The path as the user gave it (or as found under a directory they gave).
     pub path: PathBuf,
     pub text: String,
+    /// Byte offsets where lines start, built on first use: every rule asks
+    /// for its line, and rescanning a 10,000-rule file each time is quadratic.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
+    pub fn new(path: PathBuf, text: String) -> SourceFile {
+        SourceFile {
+            path,
+            text,
+            line_starts: std::sync::OnceLock::new(),
+        }
+    }
+
     pub fn name(&self) -> String {
         self.path.display().to_string()
     }
@@ -31,9 +42,13 @@ impl SourceFile {
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= offset);
+        let line_start = starts[line - 1];
         let col = self.text[line_start..offset].chars().count() + 1;
         (line, col)
     }
@@ -171,10 +186,7 @@ mod tests {
 
     #[test]
     fn line_col_counts_characters() {
-        let f = SourceFile {
-            path: "x".into(),
-            text: "ab\nçd: x\n".into(),
-        };
+        let f = SourceFile::new("x".into(), "ab\nçd: x\n".into());
         let off = f.text.find("d:").unwrap();
         assert_eq!(f.line_col(off), (2, 2));
     }

@@ -140,10 +140,7 @@ pub fn read_source(path: &Path) -> Result<Arc<SourceFile>, Diagnostic> {
             ),
         )
     })?;
-    Ok(Arc::new(SourceFile {
-        path: path.to_path_buf(),
-        text,
-    }))
+    Ok(Arc::new(SourceFile::new(path.to_path_buf(), text)))
 }
 
 /// How thoroughly to load.
