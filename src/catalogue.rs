@@ -630,6 +630,62 @@ pub const BUILTIN_VARIABLES: &[Field] = &[
     ),
 ];
 
+/// What a structured matcher (`shell:`, `url:`, `path:`, `content:`) reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    Command,
+    Url,
+    Path,
+    Content,
+}
+
+impl Subject {
+    pub const ALL: [Subject; 4] = [
+        Subject::Command,
+        Subject::Url,
+        Subject::Path,
+        Subject::Content,
+    ];
+
+    /// The rule key of the matcher.
+    pub fn key(self) -> &'static str {
+        match self {
+            Subject::Command => "shell",
+            Subject::Url => "url",
+            Subject::Path => "path",
+            Subject::Content => "content",
+        }
+    }
+}
+
+/// Where each hook carries a subject, as a path into its payload. `pre_tool`
+/// carries them in the tool's arguments when the tool has them (chibi's
+/// `shell_exec` has `command`, `fetch_url` has `url`, file tools `path`).
+pub fn subject_field(hook: &str, subject: Subject) -> Option<&'static [&'static str]> {
+    use Subject::*;
+    match (hook, subject) {
+        ("pre_shell_exec", Command) => Some(&["command"]),
+        ("pre_fetch_url", Url) => Some(&["url"]),
+        ("pre_file_read", Path) => Some(&["path"]),
+        ("pre_file_write", Path) => Some(&["path"]),
+        ("pre_file_write", Content) => Some(&["content"]),
+        ("pre_tool", Command) => Some(&["arguments", "command"]),
+        ("pre_tool", Url) => Some(&["arguments", "url"]),
+        ("pre_tool", Path) => Some(&["arguments", "path"]),
+        ("pre_tool", Content) => Some(&["arguments", "content"]),
+        _ => None,
+    }
+}
+
+/// The hooks where a matcher applies, for hints.
+pub fn hooks_with(subject: Subject) -> Vec<&'static str> {
+    HOOKS
+        .iter()
+        .filter(|h| subject_field(h.name, subject).is_some())
+        .map(|h| h.name)
+        .collect()
+}
+
 /// Looks a hook point up by name.
 pub fn hook(name: &str) -> Option<&'static HookPoint> {
     HOOKS.iter().find(|h| h.name == name)

@@ -406,9 +406,11 @@ fn eval(args: EvalArgs, explain_only: bool) -> ExitCode {
                 .map(|d| d.display().to_string())
         })
         .unwrap_or_else(|| "/".into());
+    let home = std::env::var("HOME").ok();
     let ctx = DecideContext {
         harness: chibi::HARNESS,
         project_root: &project_root,
+        home: home.as_deref(),
     };
 
     let explain_payload = payload.as_ref().ok().cloned();
@@ -504,7 +506,12 @@ fn explain(
                     }
                 }
                 if let Some(detail) = &t.detail {
-                    out.push_str(&format!("      error: {detail}\n"));
+                    let label = match t.outcome {
+                        "matched" => "because",
+                        "not matched" => "why not",
+                        _ => "error",
+                    };
+                    out.push_str(&format!("      {label}: {detail}\n"));
                 }
             }
             if let Some(deny) = &d.deny {

@@ -104,6 +104,25 @@ pub struct Rule {
     /// or request key wins.
     #[serde(default)]
     pub priority: Option<i64>,
+    /// Match the shell command line, understood by a bash parser: every
+    /// simple command in it, through `sudo`, `env`, `bash -c`, `$(...)`,
+    /// pipes and lists. On `pre_shell_exec` (`command`) and `pre_tool`
+    /// (`arguments.command`). Combined with `when` and the other matchers by AND.
+    #[serde(default)]
+    pub shell: Option<ShellMatch>,
+    /// Match the URL after WHATWG normalisation (`http://2130706433/` is
+    /// loopback). On `pre_fetch_url` (`url`) and `pre_tool` (`arguments.url`).
+    #[serde(default)]
+    pub url: Option<UrlMatch>,
+    /// Match the file path after lexical normalisation against the project
+    /// root (`..`, `.`, `//`, `~`). On `pre_file_read`, `pre_file_write`
+    /// (`path`) and `pre_tool` (`arguments.path`).
+    #[serde(default)]
+    pub path: Option<PathMatch>,
+    /// Match the content being written. On `pre_file_write` (`content`) and
+    /// `pre_tool` (`arguments.content`).
+    #[serde(default)]
+    pub content: Option<ContentMatch>,
     /// Deny the operation with this reason (permission hooks only). May embed
     /// CEL as `${{ expr }}`.
     #[serde(default)]
@@ -204,6 +223,142 @@ pub struct ToolFilter {
     /// Never offer tools that match one of these. Several rules' excludes unite.
     #[serde(default)]
     pub exclude: Option<Vec<String>>,
+}
+
+/// One string or a list of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum StringList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl StringList {
+    pub fn items(&self) -> &[String] {
+        match self {
+            StringList::One(s) => std::slice::from_ref(s),
+            StringList::Many(v) => v,
+        }
+    }
+}
+
+impl JsonSchema for StringList {
+    fn schema_name() -> Cow<'static, str> {
+        "StringList".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "One string or a list of them.",
+            "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" }, "minItems": 1 }]
+        })
+    }
+}
+
+/// Shell matcher. Command criteria (`program`, `flags`, `any_flag`, `arg`)
+/// must all hold for one simple command of the line; `opaque: true` matches
+/// a line whose programs cannot be known statically. Given both, either
+/// matching is enough.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShellMatch {
+    /// Program name(s), compared with the basename after quotes, escapes and
+    /// wrappers are removed: `/usr/bin/rm`, `'rm'`, `r\m` and `sudo rm` are all `rm`.
+    #[serde(default)]
+    pub program: Option<StringList>,
+    /// Flags that must all be present. Each entry lists spellings separated by
+    /// `|`: `"-r|-R|--recursive"` matches `-rf`, `-fr`, `-r -f`, `--recursive`.
+    #[serde(default)]
+    pub flags: Option<Vec<String>>,
+    /// At least one of these flags (same spelling rules as `flags`).
+    #[serde(default)]
+    pub any_flag: Option<Vec<String>>,
+    /// A regex at least one argument must match, e.g. `^/$` for the root.
+    #[serde(default)]
+    pub arg: Option<String>,
+    /// Match lines whose programs cannot be known statically: a variable or
+    /// substitution as the program, `eval` of non-literal text, a shell
+    /// reading commands from a pipe, a parse error.
+    #[serde(default)]
+    pub opaque: Option<bool>,
+}
+
+/// A class of URL destination, after normalisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UrlClassName {
+    /// 127.0.0.0/8, ::1, localhost.
+    Loopback,
+    /// RFC 1918, unique-local fc00::/7, shared address space 100.64.0.0/10.
+    Private,
+    /// 169.254.0.0/16, fe80::/10.
+    LinkLocal,
+    /// Cloud instance metadata services (AWS, GCP, Azure, Alibaba, ECS), by address or name.
+    CloudMetadata,
+    /// 0.0.0.0/8, ::.
+    Unspecified,
+    Multicast,
+    Broadcast,
+    /// Documentation, benchmarking and other reserved ranges.
+    Reserved,
+    /// Anything else that parses as http(s)/ws(s).
+    Public,
+    /// Not a URL.
+    Invalid,
+    /// A scheme other than http, https, ws, wss (file:, ftp:, data:, ...).
+    NonHttp,
+    /// Every class except public.
+    Internal,
+}
+
+/// URL matcher: every criterion given must hold.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UrlMatch {
+    /// The destination is one of these classes.
+    #[serde(default)]
+    pub class: Option<Vec<UrlClassName>>,
+    /// The host is exactly one of these names (compared normalised: lower case, IDN as punycode, no trailing dot).
+    #[serde(default)]
+    pub host: Option<StringList>,
+    /// The host is one of these domains or a subdomain of it; `example.com`
+    /// matches `api.example.com` but never `evil-example.com`.
+    #[serde(default)]
+    pub domain: Option<StringList>,
+    /// The host's registrable domain (by the public suffix list) is one of these.
+    #[serde(default)]
+    pub registrable_domain: Option<StringList>,
+    /// The scheme is one of these (lower case).
+    #[serde(default)]
+    pub scheme: Option<StringList>,
+    /// The effective port (default ports filled in) is one of these.
+    #[serde(default)]
+    pub port: Option<Vec<u16>>,
+    /// A regex the URL path must match.
+    #[serde(default, rename = "path_regex")]
+    pub path_regex: Option<String>,
+}
+
+/// Path matcher: every criterion given must hold.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathMatch {
+    /// Globs over the normalised path; any may match. `**/.env` matches at
+    /// any depth, `~/.ssh/**` under the home directory, relative globs
+    /// against the project root. `*` never crosses a `/`.
+    #[serde(default)]
+    pub glob: Option<StringList>,
+    /// true: the path is inside the project root; false: outside it.
+    /// Compared by whole components, so `/proj-evil` is outside `/proj`.
+    #[serde(default)]
+    pub inside_project: Option<bool>,
+}
+
+/// Content matcher.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContentMatch {
+    /// Regexes over the content; any may match. Null content never matches.
+    pub regex: StringList,
 }
 
 /// An integer, or a CEL expression written `${{ expr }}` that yields one.

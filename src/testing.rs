@@ -235,9 +235,11 @@ fn run_case(
         .project_root
         .clone()
         .unwrap_or_else(|| "/project".into());
+    // Tests are reproducible: a fixed home, whoever runs them.
     let ctx = DecideContext {
         harness: chibi::HARNESS,
         project_root: &root,
+        home: Some("/home/user"),
     };
     let outcome = engine::run(policy, hook.name, &payload, ctx);
     let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));

@@ -364,9 +364,11 @@ fn decide_call(
             );
         }
     };
+    let home = std::env::var("HOME").ok();
     let ctx = DecideContext {
         harness: HARNESS,
         project_root,
+        home: home.as_deref(),
     };
     let outcome = engine::run(&policy, hook.name, &payload, ctx);
     if let Outcome::Decided(d) = &outcome {

@@ -84,11 +84,22 @@ pub struct TypeProblem {
 /// exists only if every hook sends it (a rule on two hooks must work on both).
 pub struct Scope {
     hooks: Vec<&'static HookPoint>,
+    /// Fields known to be present, e.g. `url` when the rule has a `url:`
+    /// matcher (a matcher never matches an absent subject).
+    present: Vec<&'static str>,
 }
 
 impl Scope {
     pub fn new(hooks: Vec<&'static HookPoint>) -> Scope {
-        Scope { hooks }
+        Scope {
+            hooks,
+            present: Vec::new(),
+        }
+    }
+
+    pub fn with_present(mut self, fields: Vec<&'static str>) -> Scope {
+        self.present = fields;
+        self
     }
 
     fn top_level(&self, name: &str) -> Result<(Known, bool), Vec<&'static str>> {
@@ -144,11 +155,13 @@ impl Scope {
 
 /// Checks a condition; `want_bool` for `when`.
 pub fn check(expr: &IdedExpr, scope: &Scope, want_bool: bool) -> Vec<TypeProblem> {
+    let mut guarded = guarded_fields(expr);
+    guarded.extend(scope.present.iter().map(|f| f.to_string()));
     let mut checker = Checker {
         scope,
         locals: Vec::new(),
         problems: Vec::new(),
-        guarded: guarded_fields(expr),
+        guarded,
     };
     let ty = checker.infer(expr);
     if want_bool && !matches!(ty, Known::Bool | Known::Dyn) {

@@ -101,6 +101,8 @@ pub struct CompiledRule {
     /// The deny reason or block message as written (before interpolation).
     pub reason_source: Option<String>,
     pub when: Option<Condition>,
+    /// Structured matchers (`shell:`, `url:`, `path:`, `content:`), ANDed with `when`.
+    pub matchers: crate::matchers::Matchers,
     pub effects: Effects,
 }
 
@@ -306,6 +308,7 @@ impl RuleCompiler<'_> {
             None => None,
         };
         let effects = self.effects(&mut ok);
+        let matchers = self.matchers(&hooks, &mut ok);
         if !ok {
             return None;
         }
@@ -323,8 +326,89 @@ impl RuleCompiler<'_> {
                 .clone()
                 .or_else(|| self.rule().block.clone()),
             when,
+            matchers,
             effects,
         })
+    }
+
+    fn matchers(
+        &mut self,
+        hooks: &[&'static HookPoint],
+        ok: &mut bool,
+    ) -> crate::matchers::Matchers {
+        use crate::catalogue::Subject;
+        use crate::matchers as m;
+        let rule = self.rule().clone();
+        let mut out = m::Matchers::default();
+        let present = [
+            (Subject::Command, rule.shell.is_some()),
+            (Subject::Url, rule.url.is_some()),
+            (Subject::Path, rule.path.is_some()),
+            (Subject::Content, rule.content.is_some()),
+        ];
+        for (subject, is_present) in present {
+            if !is_present {
+                continue;
+            }
+            for hook in hooks {
+                if catalogue::subject_field(hook.name, subject).is_none() {
+                    let span = self.key_span(subject.key());
+                    let valid = catalogue::hooks_with(subject);
+                    let d = self.error(
+                        "match::wrong-hook",
+                        format!(
+                            "`{}` has nothing to match on `{}`",
+                            subject.key(),
+                            hook.name
+                        ),
+                        span,
+                    );
+                    d.help = Some(format!(
+                        "`{}` applies on: {}",
+                        subject.key(),
+                        valid.join(", ")
+                    ));
+                    *ok = false;
+                }
+            }
+        }
+        let mut report = |this: &mut Self, top: &str, e: m::MatcherError| {
+            let node = match e.index {
+                Some(i) => this.node_at(&[top, e.key]).and_then(|n| match &n.value {
+                    Value::Seq(items) => items.get(i).cloned(),
+                    _ => Some(n.clone()),
+                }),
+                None => this.node_at(&[top, e.key]).cloned(),
+            };
+            let span = node.map_or_else(|| this.key_span(top), |n| n.span);
+            this.error("match::invalid", e.message, span);
+            *ok = false;
+        };
+        if let Some(s) = &rule.shell {
+            match m::compile_shell(s) {
+                Ok(x) => out.shell = Some(x),
+                Err(e) => report(self, "shell", e),
+            }
+        }
+        if let Some(u) = &rule.url {
+            match m::compile_url(u) {
+                Ok(x) => out.url = Some(x),
+                Err(e) => report(self, "url", e),
+            }
+        }
+        if let Some(p) = &rule.path {
+            match m::compile_path(p) {
+                Ok(x) => out.path = Some(x),
+                Err(e) => report(self, "path", e),
+            }
+        }
+        if let Some(c) = &rule.content {
+            match m::compile_content(c) {
+                Ok(x) => out.content = Some(x),
+                Err(e) => report(self, "content", e),
+            }
+        }
+        out
     }
 
     fn hooks(&mut self) -> Option<Vec<&'static HookPoint>> {
@@ -746,7 +830,24 @@ impl RuleCompiler<'_> {
         if hooks.is_empty() {
             return true;
         }
-        let scope = crate::check::types::Scope::new(hooks);
+        // A matcher only matches when its subject is there: those fields need no guard.
+        let rule = &self.loaded.rule;
+        let mut present = Vec::new();
+        for (subject, is_present) in [
+            (catalogue::Subject::Command, rule.shell.is_some()),
+            (catalogue::Subject::Url, rule.url.is_some()),
+            (catalogue::Subject::Path, rule.path.is_some()),
+            (catalogue::Subject::Content, rule.content.is_some()),
+        ] {
+            if is_present {
+                for h in &hooks {
+                    if let Some([field]) = catalogue::subject_field(h.name, subject) {
+                        present.push(*field);
+                    }
+                }
+            }
+        }
+        let scope = crate::check::types::Scope::new(hooks).with_present(present);
         let problems = crate::check::types::check(program.expression(), &scope, key == "when");
         let mut ok = true;
         for p in problems {

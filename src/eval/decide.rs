@@ -19,6 +19,8 @@ use serde_json::{Map, Value as Json};
 pub struct DecideContext<'a> {
     pub harness: &'a str,
     pub project_root: &'a str,
+    /// The user's home directory, for `~` in paths and path globs.
+    pub home: Option<&'a str>,
 }
 
 /// A single-valued effect and the rule that set it.
@@ -108,6 +110,7 @@ pub fn decide(
         harness: ctx.harness,
         project_root: ctx.project_root,
     };
+    let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
     for index in candidates {
         let rule = &policy.rules[index];
         let mut trace = RuleTrace {
@@ -117,9 +120,26 @@ pub fn decide(
             outcome: "matched",
             detail: None,
         };
-        let matched = match &rule.when {
-            None => Ok(true),
-            Some(cond) => expr::evaluate_bool(&cond.expr, &resolver),
+        let structured = if rule.matchers.is_empty() {
+            crate::matchers::MatchOutcome::Match(Vec::new())
+        } else {
+            rule.matchers.evaluate(&subjects)
+        };
+        let matched = match structured {
+            crate::matchers::MatchOutcome::NoMatch(why) => {
+                trace.detail = Some(why);
+                Ok(false)
+            }
+            crate::matchers::MatchOutcome::Error(e) => Err(EvalError(e)),
+            crate::matchers::MatchOutcome::Match(reasons) => {
+                if !reasons.is_empty() {
+                    trace.detail = Some(reasons.join("; "));
+                }
+                match &rule.when {
+                    None => Ok(true),
+                    Some(cond) => expr::evaluate_bool(&cond.expr, &resolver),
+                }
+            }
         };
         match matched {
             Ok(true) => {

@@ -1,0 +1,476 @@
+//! Structured matchers: the `shell:`, `url:`, `path:` and `content:` keys of
+//! a rule. They read the hook's subject (see `catalogue::subject_field`)
+//! through an analysis instead of text search, so a spelling an attacker
+//! chooses (`sudo rm -fr`, `http://2130706433/`, `src/../../etc/passwd`)
+//! does not change what is matched.
+//!
+//! A decision analyses each subject at most once, however many rules read
+//! it: [`Subjects`] caches the shell analysis, URL classification and path
+//! inspection of the payload at hand.
+
+use crate::catalogue::{self, Subject};
+use crate::model::{ContentMatch, PathMatch, ShellMatch, UrlClassName, UrlMatch};
+use crate::paths::{self, PathGlobSet};
+use crate::shell::{self, ShellAnalysis};
+use crate::url_class::{self, UrlClass, UrlInfo};
+use regex::Regex;
+use serde_json::Value as Json;
+use std::cell::OnceCell;
+use std::sync::Mutex;
+
+/// The subjects of one payload, analysed on first use.
+pub struct Subjects<'a> {
+    payload: &'a Json,
+    hook: &'a str,
+    pub project_root: &'a str,
+    pub home: Option<&'a str>,
+    shell: OnceCell<Option<ShellAnalysis>>,
+    url: OnceCell<Option<UrlInfo>>,
+    path: OnceCell<Option<paths::PathInfo>>,
+}
+
+impl<'a> Subjects<'a> {
+    pub fn new(
+        payload: &'a Json,
+        hook: &'a str,
+        project_root: &'a str,
+        home: Option<&'a str>,
+    ) -> Self {
+        Subjects {
+            payload,
+            hook,
+            project_root,
+            home,
+            shell: OnceCell::new(),
+            url: OnceCell::new(),
+            path: OnceCell::new(),
+        }
+    }
+
+    /// The subject's text, when this hook carries it and it is a string.
+    pub fn text(&self, subject: Subject) -> Option<&'a str> {
+        let path = catalogue::subject_field(self.hook, subject)?;
+        let mut value = self.payload;
+        for key in path {
+            value = value.get(key)?;
+        }
+        value.as_str()
+    }
+
+    pub fn shell(&self) -> Option<&ShellAnalysis> {
+        self.shell
+            .get_or_init(|| self.text(Subject::Command).map(shell::analyze))
+            .as_ref()
+    }
+
+    pub fn url(&self) -> Option<&UrlInfo> {
+        self.url
+            .get_or_init(|| self.text(Subject::Url).map(url_class::classify))
+            .as_ref()
+    }
+
+    pub fn path(&self) -> Option<&paths::PathInfo> {
+        self.path
+            .get_or_init(|| {
+                self.text(Subject::Path)
+                    .map(|p| paths::inspect(p, self.project_root, self.home))
+            })
+            .as_ref()
+    }
+}
+
+#[derive(Debug)]
+pub struct ShellMatcher {
+    programs: Vec<String>,
+    flags: Vec<String>,
+    any_flag: Vec<String>,
+    arg: Option<Regex>,
+    opaque: bool,
+}
+
+impl ShellMatcher {
+    fn has_command_criteria(&self) -> bool {
+        !self.programs.is_empty()
+            || !self.flags.is_empty()
+            || !self.any_flag.is_empty()
+            || self.arg.is_some()
+    }
+
+    /// Why it matched, or `None`.
+    pub fn matches(&self, analysis: &ShellAnalysis) -> Option<String> {
+        if self.opaque && analysis.is_opaque() {
+            let why: Vec<String> = analysis.opaque.iter().map(|o| o.detail.clone()).collect();
+            return Some(format!("opaque: {}", why.join("; ")));
+        }
+        if !self.has_command_criteria() {
+            return None;
+        }
+        analysis.commands.iter().find_map(|c| {
+            let program_ok =
+                self.programs.is_empty() || self.programs.iter().any(|p| *p == c.program);
+            let flags_ok = self.flags.iter().all(|f| c.has_flag(f));
+            let any_ok = self.any_flag.is_empty() || self.any_flag.iter().any(|f| c.has_flag(f));
+            let arg_ok = self
+                .arg
+                .as_ref()
+                .is_none_or(|re| c.args.iter().any(|a| re.is_match(a)));
+            (program_ok && flags_ok && any_ok && arg_ok).then(|| {
+                let mut how = c.program.clone();
+                if !c.wrappers.is_empty() {
+                    how = format!("{} (through {})", how, c.wrappers.join(", "));
+                }
+                if !c.via.is_empty() {
+                    how = format!("{} (inside {})", how, c.via.join(", "));
+                }
+                format!("runs {how}")
+            })
+        })
+    }
+}
+
+#[derive(Debug)]
+pub struct UrlMatcher {
+    classes: Vec<UrlClassName>,
+    hosts: Vec<String>,
+    domains: Vec<String>,
+    registrable: Vec<String>,
+    schemes: Vec<String>,
+    ports: Vec<u16>,
+    path: Option<Regex>,
+}
+
+fn class_matches(name: UrlClassName, class: UrlClass) -> bool {
+    match name {
+        UrlClassName::Internal => class.is_internal(),
+        other => class_name(class) == Some(other),
+    }
+}
+
+fn class_name(class: UrlClass) -> Option<UrlClassName> {
+    Some(match class {
+        UrlClass::Loopback => UrlClassName::Loopback,
+        UrlClass::Private => UrlClassName::Private,
+        UrlClass::LinkLocal => UrlClassName::LinkLocal,
+        UrlClass::CloudMetadata => UrlClassName::CloudMetadata,
+        UrlClass::Unspecified => UrlClassName::Unspecified,
+        UrlClass::Multicast => UrlClassName::Multicast,
+        UrlClass::Broadcast => UrlClassName::Broadcast,
+        UrlClass::Reserved => UrlClassName::Reserved,
+        UrlClass::Public => UrlClassName::Public,
+        UrlClass::Invalid => UrlClassName::Invalid,
+        UrlClass::NonHttp => UrlClassName::NonHttp,
+    })
+}
+
+impl UrlMatcher {
+    pub fn matches(&self, info: &UrlInfo) -> Option<String> {
+        let class_ok =
+            self.classes.is_empty() || self.classes.iter().any(|c| class_matches(*c, info.class));
+        let host_ok = self.hosts.is_empty()
+            || self
+                .hosts
+                .iter()
+                .any(|h| url_class::host_matches(&info.host, h));
+        let domain_ok = self.domains.is_empty()
+            || self.domains.iter().any(|d| {
+                url_class::host_matches(&info.host, &format!(".{}", d.trim_start_matches('.')))
+            });
+        let registrable_ok = self.registrable.is_empty()
+            || url_class::registrable_domain(&info.host)
+                .is_some_and(|r| self.registrable.iter().any(|x| x.eq_ignore_ascii_case(&r)));
+        let scheme_ok = self.schemes.is_empty()
+            || self
+                .schemes
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(&info.scheme));
+        let port_ok = self.ports.is_empty() || info.port.is_some_and(|p| self.ports.contains(&p));
+        let path_ok = self.path.as_ref().is_none_or(|re| re.is_match(&info.path));
+        (class_ok && host_ok && domain_ok && registrable_ok && scheme_ok && port_ok && path_ok)
+            .then(|| {
+                let mut why = format!(
+                    "{} ({})",
+                    if info.host.is_empty() {
+                        "no host"
+                    } else {
+                        &info.host
+                    },
+                    info.class.as_str()
+                );
+                if let Some(r) = info.reasons.first() {
+                    why.push_str(": ");
+                    why.push_str(r);
+                }
+                why
+            })
+    }
+}
+
+#[derive(Debug)]
+pub struct PathMatcher {
+    globs: Vec<String>,
+    inside_project: Option<bool>,
+    /// The compiled glob set for the last (root, home) seen: a hook process
+    /// sees one root, a long-running server a few.
+    compiled: Mutex<Option<(String, Option<String>, PathGlobSet)>>,
+}
+
+impl PathMatcher {
+    pub fn matches(
+        &self,
+        info: &paths::PathInfo,
+        root: &str,
+        home: Option<&str>,
+    ) -> Result<Option<String>, String> {
+        if let Some(inside) = self.inside_project {
+            if info.within_root != inside {
+                return Ok(None);
+            }
+        }
+        if self.globs.is_empty() {
+            let side = if info.within_root {
+                "inside"
+            } else {
+                "outside"
+            };
+            return Ok(Some(format!("{} is {side} the project", info.normalized)));
+        }
+        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
+        if fresh {
+            let patterns: Vec<&str> = self.globs.iter().map(String::as_str).collect();
+            let set = PathGlobSet::new(&patterns, root, home).map_err(|e| e.to_string())?;
+            *cache = Some((root.to_string(), home.map(str::to_string), set));
+        }
+        let Some((_, _, set)) = cache.as_ref() else {
+            return Ok(None);
+        };
+        Ok(set
+            .matches(&info.normalized)
+            .map(|i| format!("{} matches {}", info.normalized, self.globs[i])))
+    }
+}
+
+#[derive(Debug)]
+pub struct ContentMatcher {
+    regexes: Vec<Regex>,
+}
+
+impl ContentMatcher {
+    pub fn matches(&self, content: &str) -> Option<String> {
+        self.regexes
+            .iter()
+            .find(|re| re.is_match(content))
+            .map(|re| format!("content matches {}", re.as_str()))
+    }
+}
+
+/// All the matchers of one rule.
+#[derive(Debug, Default)]
+pub struct Matchers {
+    pub shell: Option<ShellMatcher>,
+    pub url: Option<UrlMatcher>,
+    pub path: Option<PathMatcher>,
+    pub content: Option<ContentMatcher>,
+}
+
+/// The outcome of a rule's matchers on one payload.
+pub enum MatchOutcome {
+    /// All matchers hold (or there are none); the reasons, for explanations.
+    Match(Vec<String>),
+    /// A matcher does not hold; which one.
+    NoMatch(String),
+    Error(String),
+}
+
+impl Matchers {
+    pub fn is_empty(&self) -> bool {
+        self.shell.is_none() && self.url.is_none() && self.path.is_none() && self.content.is_none()
+    }
+
+    pub fn evaluate(&self, subjects: &Subjects<'_>) -> MatchOutcome {
+        let mut reasons = Vec::new();
+        if let Some(m) = &self.shell {
+            match subjects.shell().and_then(|a| m.matches(a)) {
+                Some(r) => reasons.push(r),
+                None => return MatchOutcome::NoMatch("shell: no command matched".into()),
+            }
+        }
+        if let Some(m) = &self.url {
+            match subjects.url().and_then(|u| m.matches(u)) {
+                Some(r) => reasons.push(r),
+                None => return MatchOutcome::NoMatch("url: no match".into()),
+            }
+        }
+        if let Some(m) = &self.path {
+            let Some(info) = subjects.path() else {
+                return MatchOutcome::NoMatch("path: no path in this payload".into());
+            };
+            match m.matches(info, subjects.project_root, subjects.home) {
+                Ok(Some(r)) => reasons.push(r),
+                Ok(None) => {
+                    return MatchOutcome::NoMatch(format!(
+                        "path: {} does not match",
+                        info.normalized
+                    ))
+                }
+                Err(e) => return MatchOutcome::Error(format!("path glob: {e}")),
+            }
+        }
+        if let Some(m) = &self.content {
+            match subjects.text(Subject::Content).and_then(|c| m.matches(c)) {
+                Some(r) => reasons.push(r),
+                None => return MatchOutcome::NoMatch("content: no match".into()),
+            }
+        }
+        MatchOutcome::Match(reasons)
+    }
+}
+
+/// Why a matcher does not compile, and which key (within the matcher) is at fault.
+pub struct MatcherError {
+    pub key: &'static str,
+    pub index: Option<usize>,
+    pub message: String,
+}
+
+fn regex(pattern: &str, key: &'static str, index: Option<usize>) -> Result<Regex, MatcherError> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| MatcherError {
+            key,
+            index,
+            message: format!("invalid regex: {}", last_line(&e.to_string())),
+        })
+}
+
+fn last_line(s: &str) -> String {
+    s.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(s)
+        .trim()
+        .to_string()
+}
+
+fn check_flag_specs(specs: &[String], key: &'static str) -> Result<(), MatcherError> {
+    for (i, spec) in specs.iter().enumerate() {
+        let ok = spec.split('|').all(|alt| {
+            let alt = alt.trim();
+            (alt.starts_with("--") && alt.len() > 2)
+                || (alt.starts_with('-') && alt.chars().count() == 2)
+        });
+        if !ok {
+            return Err(MatcherError {
+                key,
+                index: Some(i),
+                message: format!("`{spec}` is not a flag spelling: write alternatives like \"-r|-R|--recursive\""),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
+    let flags = m.flags.clone().unwrap_or_default();
+    let any_flag = m.any_flag.clone().unwrap_or_default();
+    check_flag_specs(&flags, "flags")?;
+    check_flag_specs(&any_flag, "any_flag")?;
+    let matcher = ShellMatcher {
+        programs: m
+            .program
+            .as_ref()
+            .map(|p| p.items().to_vec())
+            .unwrap_or_default(),
+        flags,
+        any_flag,
+        arg: m
+            .arg
+            .as_deref()
+            .map(|a| regex(a, "arg", None))
+            .transpose()?,
+        opaque: m.opaque.unwrap_or(false),
+    };
+    if !matcher.has_command_criteria() && !matcher.opaque {
+        return Err(MatcherError {
+            key: "shell",
+            index: None,
+            message: "`shell` needs `program`, `flags`, `any_flag`, `arg` or `opaque: true`".into(),
+        });
+    }
+    Ok(matcher)
+}
+
+pub fn compile_url(m: &UrlMatch) -> Result<UrlMatcher, MatcherError> {
+    let list = |l: &Option<crate::model::StringList>| {
+        l.as_ref().map(|l| l.items().to_vec()).unwrap_or_default()
+    };
+    let matcher = UrlMatcher {
+        classes: m.class.clone().unwrap_or_default(),
+        hosts: list(&m.host),
+        domains: list(&m.domain),
+        registrable: list(&m.registrable_domain),
+        schemes: list(&m.scheme),
+        ports: m.port.clone().unwrap_or_default(),
+        path: m
+            .path_regex
+            .as_deref()
+            .map(|p| regex(p, "path_regex", None))
+            .transpose()?,
+    };
+    let empty = matcher.classes.is_empty()
+        && matcher.hosts.is_empty()
+        && matcher.domains.is_empty()
+        && matcher.registrable.is_empty()
+        && matcher.schemes.is_empty()
+        && matcher.ports.is_empty()
+        && matcher.path.is_none();
+    if empty {
+        return Err(MatcherError {
+            key: "url",
+            index: None,
+            message: "`url` needs at least one criterion".into(),
+        });
+    }
+    Ok(matcher)
+}
+
+pub fn compile_path(m: &PathMatch) -> Result<PathMatcher, MatcherError> {
+    let globs = m
+        .glob
+        .as_ref()
+        .map(|g| g.items().to_vec())
+        .unwrap_or_default();
+    if globs.is_empty() && m.inside_project.is_none() {
+        return Err(MatcherError {
+            key: "path",
+            index: None,
+            message: "`path` needs `glob` or `inside_project`".into(),
+        });
+    }
+    // Validate the globs now, against a stand-in root, so errors are found by `policy check`.
+    let patterns: Vec<&str> = globs.iter().map(String::as_str).collect();
+    if let Err(e) = PathGlobSet::new(&patterns, "/project", Some("/home/user")) {
+        return Err(MatcherError {
+            key: "glob",
+            index: Some(e.index),
+            message: format!("invalid glob `{}`: {}", e.pattern, e.reason),
+        });
+    }
+    Ok(PathMatcher {
+        globs,
+        inside_project: m.inside_project,
+        compiled: Mutex::new(None),
+    })
+}
+
+pub fn compile_content(m: &ContentMatch) -> Result<ContentMatcher, MatcherError> {
+    let regexes = m
+        .regex
+        .items()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| regex(p, "regex", Some(i)))
+        .collect::<Result<_, _>>()?;
+    Ok(ContentMatcher { regexes })
+}

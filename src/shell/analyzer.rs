@@ -1,0 +1,283 @@
+//! Driving one analysis: parse, walk, strip wrappers, follow nested code.
+//!
+//! Nested code (`bash -c` strings, `eval`, heredocs fed to shells, `xargs`
+//! and `find -exec` commands) is queued as work items instead of handled by
+//! recursion, so hostile nesting is bounded by the depth limit, never by the
+//! Rust stack. Every command carries a sort key (its position in its script,
+//! appended to the key of the command that launched it) so the final list is
+//! in source order with nested commands right after their launcher.
+
+use super::launchers::{self, Nested};
+use super::syntax::{self, Budget, ParseFailure};
+use super::walk::{self, Input};
+use super::words::Word;
+use super::wrappers::{self, basename};
+use super::{
+    flags, Opaque, OpaqueKind, ShellAnalysis, SimpleCommand, MAX_COMMANDS, MAX_DEPTH,
+    MAX_INPUT_BYTES,
+};
+
+/// Where a piece of work sits: how it was reached and its sort key.
+#[derive(Debug, Clone, Default)]
+struct Context {
+    via: Vec<String>,
+    key: Vec<u32>,
+}
+
+enum Job {
+    Script { source: String, context: Context },
+    Argv { words: Vec<Word>, context: Context },
+}
+
+/// A command as found, before wrappers are removed.
+struct Candidate {
+    words: Vec<Word>,
+    assignments: Vec<(String, Word)>,
+    input: Option<Input>,
+    context: Context,
+}
+
+pub struct Analyzer {
+    commands: Vec<(Vec<u32>, SimpleCommand)>,
+    opaque: Vec<Opaque>,
+    jobs: Vec<Job>,
+    budget: Budget,
+}
+
+impl Analyzer {
+    pub fn run(line: &str) -> ShellAnalysis {
+        let mut analyzer = Analyzer {
+            commands: Vec::new(),
+            opaque: Vec::new(),
+            jobs: Vec::new(),
+            budget: Budget::default(),
+        };
+        if line.len() > MAX_INPUT_BYTES {
+            analyzer.note(
+                OpaqueKind::TooComplex,
+                format!(
+                    "command line is {} bytes; the limit is {MAX_INPUT_BYTES}",
+                    line.len()
+                ),
+            );
+        } else {
+            analyzer.jobs.push(Job::Script {
+                source: line.to_string(),
+                context: Context::default(),
+            });
+        }
+        while let Some(job) = analyzer.jobs.pop() {
+            match job {
+                Job::Script { source, context } => analyzer.script(&source, context),
+                Job::Argv { words, context } => analyzer.command(Candidate {
+                    words,
+                    assignments: Vec::new(),
+                    input: None,
+                    context,
+                }),
+            }
+        }
+        analyzer.finish()
+    }
+
+    fn finish(mut self) -> ShellAnalysis {
+        self.commands.sort_by(|a, b| a.0.cmp(&b.0));
+        ShellAnalysis {
+            commands: self.commands.into_iter().map(|(_, c)| c).collect(),
+            opaque: self.opaque,
+        }
+    }
+
+    /// Record an opaque finding once.
+    fn note(&mut self, kind: OpaqueKind, detail: String) {
+        if !self
+            .opaque
+            .iter()
+            .any(|o| o.kind == kind && o.detail == detail)
+        {
+            self.opaque.push(Opaque { kind, detail });
+        }
+    }
+
+    fn note_in(&mut self, kind: OpaqueKind, detail: String, via: &[String]) {
+        let detail = match via.last() {
+            Some(last) => format!("{detail} (inside `{last}`)"),
+            None => detail,
+        };
+        self.note(kind, detail);
+    }
+
+    fn room_left(&self) -> usize {
+        MAX_COMMANDS.saturating_sub(self.commands.len())
+    }
+
+    fn script(&mut self, source: &str, context: Context) {
+        let tree = match syntax::parse(source, &mut self.budget) {
+            Ok(tree) => tree,
+            Err(ParseFailure::OverBudget) => {
+                let detail = "parser work limit reached; the rest was not analysed".to_string();
+                self.note_in(OpaqueKind::TooComplex, detail, &context.via);
+                return;
+            }
+            Err(ParseFailure::NoLanguage(e)) => {
+                self.note(
+                    OpaqueKind::ParseError,
+                    format!("bash grammar unavailable: {e}"),
+                );
+                return;
+            }
+        };
+        if let Some(error) = syntax::first_error(&tree, source) {
+            self.note_in(OpaqueKind::ParseError, error, &context.via);
+        }
+        // One more than the room left, so hitting the limit is noticed.
+        let found = walk::commands(&tree, source, self.room_left() + 1);
+        for (index, command) in found.into_iter().enumerate() {
+            let mut via = context.via.clone();
+            via.extend(command.via.iter().map(|l| l.to_string()));
+            let mut key = context.key.clone();
+            key.push(u32::try_from(index).unwrap_or(u32::MAX));
+            self.command(Candidate {
+                words: command.words,
+                assignments: command.assignments,
+                input: command.input,
+                context: Context { via, key },
+            });
+        }
+    }
+
+    fn command(&mut self, candidate: Candidate) {
+        let Candidate {
+            words,
+            assignments,
+            input,
+            context,
+        } = candidate;
+        if context.via.len() > MAX_DEPTH {
+            self.note(
+                OpaqueKind::TooComplex,
+                format!("nesting deeper than {MAX_DEPTH} levels was not analysed"),
+            );
+            return;
+        }
+        if self.room_left() == 0 {
+            self.note(
+                OpaqueKind::TooComplex,
+                format!("more than {MAX_COMMANDS} commands; the rest was not analysed"),
+            );
+            return;
+        }
+        let stripped = wrappers::strip(words);
+        let Some((program_word, arg_words)) = stripped.words.split_first() else {
+            return;
+        };
+        let program_path = program_word.text.clone();
+        let program = if program_word.is_static() {
+            basename(&program_path).to_string()
+        } else {
+            let why = if program_word.literal {
+                "is a glob or brace pattern"
+            } else {
+                "is only known at run time"
+            };
+            self.note_in(
+                OpaqueKind::DynamicProgram,
+                format!("program `{}` {why}", excerpt(&program_path)),
+                &context.via,
+            );
+            program_path.clone()
+        };
+        if let Some(wrapper) = &stripped.interactive_shell {
+            self.note_in(
+                OpaqueKind::ShellFromStdin,
+                format!("`{wrapper}` without a command starts a shell reading standard input"),
+                &context.via,
+            );
+        }
+        let launch = launchers::inspect(&program, arg_words, input.as_ref());
+        let args: Vec<String> = arg_words.iter().map(|w| w.text.clone()).collect();
+        let own_args = arg_words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| w.literal && !launch.foreign.iter().any(|r| r.contains(i)))
+            .map(|(_, w)| w.text.as_str());
+        let (short_flags, long_flags) = flags::collect(own_args);
+        let assignments = assignments
+            .into_iter()
+            .chain(stripped.assignments)
+            .map(|(name, value)| (name, value.text))
+            .collect();
+
+        for (kind, detail) in launch.opaque {
+            self.note_in(kind, detail, &context.via);
+        }
+        for (index, nested) in launch.nested.into_iter().enumerate() {
+            self.queue_nested(nested, &context, index);
+        }
+        self.commands.push((
+            context.key,
+            SimpleCommand {
+                program,
+                program_path,
+                args,
+                wrappers: stripped.wrappers,
+                via: context.via,
+                assignments,
+                short_flags,
+                long_flags,
+            },
+        ));
+    }
+
+    fn queue_nested(&mut self, nested: Nested, parent: &Context, index: usize) {
+        if parent.via.len() >= MAX_DEPTH {
+            self.note(
+                OpaqueKind::TooComplex,
+                format!("nesting deeper than {MAX_DEPTH} levels was not analysed"),
+            );
+            return;
+        }
+        let label = match &nested {
+            Nested::Script { via, .. } | Nested::Argv { via, .. } => via.clone(),
+        };
+        let mut key = parent.key.clone();
+        key.push(u32::try_from(index).unwrap_or(u32::MAX));
+        let mut via = parent.via.clone();
+        via.push(label.clone());
+        let context = Context { via, key };
+        let job = match nested {
+            Nested::Script {
+                source, literal, ..
+            } => {
+                if !literal {
+                    self.note_in(
+                        OpaqueKind::DynamicEval,
+                        format!(
+                            "code for `{label}` is only known at run time: `{}`",
+                            excerpt(&source)
+                        ),
+                        &parent.via,
+                    );
+                }
+                Job::Script { source, context }
+            }
+            Nested::Argv { words, .. } => Job::Argv { words, context },
+        };
+        self.jobs.push(job);
+    }
+}
+
+/// Enough of a long text to recognise it in a one-line message.
+fn excerpt(text: &str) -> String {
+    const MAX_CHARS: usize = 80;
+    let mut chars = text.chars();
+    let mut short: String = chars
+        .by_ref()
+        .take(MAX_CHARS)
+        .map(|c| if c == '\n' { '⏎' } else { c })
+        .collect();
+    if chars.next().is_some() {
+        short.push_str("...");
+    }
+    short
+}

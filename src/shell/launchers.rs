@@ -1,0 +1,641 @@
+//! Programs that run other commands given to them as data.
+//!
+//! Unlike wrappers, these do more than run one command unchanged: a shell
+//! parses a code string (`bash -c '...'`, a heredoc, `eval`), and `xargs`,
+//! `find -exec` and friends run a command built from their arguments. The
+//! launcher is reported as a command itself, and what it runs is handed back
+//! as nested work (a string to parse, or argv words) labelled with how it was
+//! reached. A shell that reads its commands from standard input cannot be
+//! analysed and is reported as opaque.
+
+use super::walk::Input;
+use super::words::Word;
+use super::OpaqueKind;
+use std::ops::Range;
+
+/// Work found inside one command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nested {
+    /// Shell code to parse; `literal` when it is known exactly.
+    Script {
+        source: String,
+        via: String,
+        literal: bool,
+    },
+    /// A command given as words (program first).
+    Argv { words: Vec<Word>, via: String },
+}
+
+/// What a command launches, and what about it cannot be known.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Launch {
+    pub nested: Vec<Nested>,
+    pub opaque: Vec<(OpaqueKind, String)>,
+    /// Argument ranges that belong to the launched command, not to the
+    /// launcher: they do not count as the launcher's flags.
+    pub foreign: Vec<Range<usize>>,
+}
+
+impl Launch {
+    fn argv(&mut self, args: &[Word], range: Range<usize>, via: impl Into<String>) {
+        self.nested.push(Nested::Argv {
+            words: args[range.clone()].to_vec(),
+            via: via.into(),
+        });
+        self.foreign.push(range);
+    }
+
+    fn joined(&mut self, args: &[Word], range: Range<usize>, via: &str) {
+        self.nested.push(joined_script(&args[range.clone()], via));
+        self.foreign.push(range);
+    }
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "yash", "posh", "fish",
+];
+
+/// Inspect a command whose wrappers were already removed.
+pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
+    let mut launch = Launch::default();
+    match program {
+        p if SHELLS.contains(&p) => shell(p, args, input, &mut launch),
+        "eval" => launch.joined(args, 0..args.len(), "eval"),
+        "source" | "." => sourced_file(program, args, &mut launch),
+        "xargs" => xargs(args, &mut launch),
+        "find" => find_exec(args, &mut launch),
+        "parallel" => parallel(args, &mut launch),
+        "watch" => watch(args, &mut launch),
+        "flock" => flock(args, &mut launch),
+        "su" | "runuser" => switch_user(program, args, &mut launch),
+        "trap" => trap(args, &mut launch),
+        "ssh" => ssh(args, &mut launch),
+        "script" => script_command(args, &mut launch),
+        _ => {}
+    }
+    launch
+}
+
+/// `eval a b c` runs the words joined by spaces; `parallel`/`watch`/`ssh` do the same.
+fn joined_script(words: &[Word], via: &str) -> Nested {
+    let source = words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    Nested::Script {
+        source,
+        via: via.to_string(),
+        literal: words.iter().all(|w| w.literal),
+    }
+}
+
+fn shell(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launch) {
+    let mut has_c = false;
+    let mut reads_stdin_flag = false;
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let Some(text) = word.static_text() else {
+            if i + 1 < args.len() && !has_c {
+                launch.opaque.push((
+                    OpaqueKind::DynamicEval,
+                    format!(
+                        "`{program}` options are decided at run time (`{}`)",
+                        word.text
+                    ),
+                ));
+                return;
+            }
+            break;
+        };
+        if text == "--" || text == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            match long {
+                "help" | "version" => return,
+                "rcfile" | "init-file" => i += 2,
+                "command" => {
+                    // fish spells -c as --command.
+                    has_c = true;
+                    i += 1;
+                }
+                _ if long.starts_with("command=") => {
+                    let source = long.trim_start_matches("command=").to_string();
+                    push_shell_string(program, source, word.literal, launch);
+                    return;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        let Some(cluster) = text
+            .strip_prefix('-')
+            .or_else(|| text.strip_prefix('+'))
+            .filter(|c| !c.is_empty())
+        else {
+            break;
+        };
+        let mut consumed = 1;
+        for flag in cluster.chars() {
+            match flag {
+                'c' => has_c = true,
+                's' | 'i' => reads_stdin_flag = true,
+                // `-o option` and `-O shopt_option` take the next word.
+                'o' | 'O' => consumed += 1,
+                _ => {}
+            }
+        }
+        i += consumed;
+    }
+    let operand = args.get(i);
+    if has_c {
+        if let Some(code) = operand {
+            push_shell_string(program, code.text.clone(), code.literal, launch);
+        }
+        return;
+    }
+    match operand {
+        Some(script) if !reads_stdin_flag => {
+            if is_stream_path(&script.text) {
+                launch.opaque.push((
+                    OpaqueKind::ShellFromStdin,
+                    format!("`{program}` runs a script read from `{}`", script.text),
+                ));
+            }
+        }
+        _ => stdin_script(program, input, launch),
+    }
+}
+
+fn push_shell_string(program: &str, source: String, literal: bool, launch: &mut Launch) {
+    launch.nested.push(Nested::Script {
+        source,
+        via: format!("{program} -c"),
+        literal,
+    });
+}
+
+/// A shell with no command string and no script file reads its commands
+/// from standard input.
+fn stdin_script(program: &str, input: Option<&Input>, launch: &mut Launch) {
+    match input {
+        Some(Input::Heredoc { body, literal }) => launch.nested.push(Nested::Script {
+            source: body.clone(),
+            via: format!("{program} <<"),
+            literal: *literal,
+        }),
+        Some(Input::HereString(word)) => launch.nested.push(Nested::Script {
+            source: word.text.clone(),
+            via: format!("{program} <<<"),
+            literal: word.literal,
+        }),
+        Some(Input::File(path)) => launch.opaque.push((
+            OpaqueKind::ShellFromStdin,
+            format!("`{program}` runs commands read from file `{path}`"),
+        )),
+        None => launch.opaque.push((
+            OpaqueKind::ShellFromStdin,
+            format!("`{program}` without -c or a script reads commands from standard input"),
+        )),
+    }
+}
+
+/// Paths that are really a stream of someone else's output.
+fn is_stream_path(path: &str) -> bool {
+    path.starts_with("<(")
+        || path == "/dev/stdin"
+        || path.starts_with("/dev/fd/")
+        || path.starts_with("/proc/self/fd/")
+}
+
+fn sourced_file(program: &str, args: &[Word], launch: &mut Launch) {
+    if let Some(file) = args.first() {
+        if is_stream_path(&file.text) {
+            launch.opaque.push((
+                OpaqueKind::ShellFromStdin,
+                format!("`{program}` runs commands read from `{}`", file.text),
+            ));
+        }
+    }
+}
+
+/// Generic option scanner for launchers: returns the index of the first
+/// operand. `short_value`/`long_value` options take the next word when their
+/// value is not attached. A word not known statically ends the options.
+fn first_operand(args: &[Word], short_value: &str, long_value: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(Word::static_text) {
+        if text == "--" {
+            return i + 1;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let takes_next = !long.contains('=') && long_value.contains(&long);
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return i;
+        };
+        let mut consumed = 1;
+        for (at, flag) in cluster.char_indices() {
+            if short_value.contains(flag) {
+                if cluster.len() == at + flag.len_utf8() {
+                    consumed = 2;
+                }
+                break;
+            }
+        }
+        i += consumed;
+    }
+    i
+}
+
+fn xargs(args: &[Word], launch: &mut Launch) {
+    let start = first_operand(
+        args,
+        "adEILnPs",
+        &[
+            "arg-file",
+            "delimiter",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "process-slot-var",
+        ],
+    );
+    if start < args.len() {
+        launch.argv(args, start..args.len(), "xargs");
+    }
+}
+
+fn find_exec(args: &[Word], launch: &mut Launch) {
+    let mut i = 0;
+    while i < args.len() {
+        let action = args[i].text.as_str();
+        if !matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let mut end = start;
+        while end < args.len() {
+            let t = args[end].text.as_str();
+            if t == ";" || (t == "+" && end > start && args[end - 1].text == "{}") {
+                break;
+            }
+            end += 1;
+        }
+        if end > start {
+            launch.argv(args, start..end, format!("find {action}"));
+        }
+        i = end + 1;
+    }
+}
+
+fn parallel(args: &[Word], launch: &mut Launch) {
+    let start = first_operand(
+        args,
+        "jPSadEILNnsC",
+        &[
+            "jobs",
+            "sshlogin",
+            "arg-file",
+            "delimiter",
+            "colsep",
+            "results",
+            "joblog",
+            "timeout",
+            "delay",
+            "halt",
+            "tmpdir",
+            "workdir",
+            "wd",
+            "env",
+            "basefile",
+            "return",
+            "sshloginfile",
+            "memfree",
+            "load",
+            "nice",
+            "retries",
+            "tagstring",
+            "max-args",
+            "max-replace-args",
+            "max-lines",
+            "max-chars",
+            "replace",
+        ],
+    );
+    let end = args[start.min(args.len())..]
+        .iter()
+        .position(|w| w.text.starts_with(":::"))
+        .map_or(args.len(), |p| start + p);
+    if start >= end {
+        launch.opaque.push((
+            OpaqueKind::ShellFromStdin,
+            "`parallel` without a command runs its input lines as commands".into(),
+        ));
+        return;
+    }
+    launch.joined(args, start..end, "parallel");
+}
+
+fn watch(args: &[Word], launch: &mut Launch) {
+    let start = first_operand(args, "nq", &["interval", "equexit"]);
+    let exec_mode = args[..start.min(args.len())].iter().any(|w| {
+        w.text == "--exec"
+            || (!w.text.starts_with("--") && w.text.starts_with('-') && w.text.contains('x'))
+    });
+    if start >= args.len() {
+        return;
+    }
+    if exec_mode {
+        launch.argv(args, start..args.len(), "watch");
+    } else {
+        launch.joined(args, start..args.len(), "watch");
+    }
+}
+
+/// `flock [options] FILE COMMAND [ARGS]` or `flock [options] FILE -c 'code'`;
+/// flock only looks for `-c` right after the file.
+fn flock(args: &[Word], launch: &mut Launch) {
+    let file = first_operand(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
+    let start = file + 1;
+    match args.get(start).map(|w| w.text.as_str()) {
+        Some("-c" | "--command") => {
+            if let Some(code) = args.get(start + 1) {
+                launch.nested.push(Nested::Script {
+                    source: code.text.clone(),
+                    via: "flock -c".into(),
+                    literal: code.literal,
+                });
+            }
+        }
+        Some(_) => launch.argv(args, start..args.len(), "flock"),
+        None => {}
+    }
+}
+
+/// `su [-] [user] -c 'code'`, `runuser -l user -c 'code'`.
+fn switch_user(program: &str, args: &[Word], launch: &mut Launch) {
+    let code = option_value(args, 'c', &["command", "session-command"]);
+    match code {
+        Some(code) => launch.nested.push(Nested::Script {
+            source: code.text.clone(),
+            via: format!("{program} -c"),
+            literal: code.literal,
+        }),
+        None if args
+            .iter()
+            .any(|a| a.text == "--help" || a.text == "--version") => {}
+        None => launch.opaque.push((
+            OpaqueKind::ShellFromStdin,
+            format!("`{program}` without -c starts a shell reading standard input"),
+        )),
+    }
+}
+
+fn trap(args: &[Word], launch: &mut Launch) {
+    let args = match args.first() {
+        Some(w) if w.text == "--" => &args[1..],
+        _ => args,
+    };
+    // `trap -p`, `trap -l`, `trap - SIG` and `trap SIG` (reset) run nothing.
+    if args.len() < 2 || args[0].text.starts_with('-') {
+        return;
+    }
+    launch.nested.push(Nested::Script {
+        source: args[0].text.clone(),
+        via: "trap".into(),
+        literal: args[0].literal,
+    });
+}
+
+/// `ssh [options] host command...` runs the joined words in a remote shell.
+fn ssh(args: &[Word], launch: &mut Launch) {
+    let host = first_operand(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
+    if host + 1 < args.len() {
+        launch.joined(args, host + 1..args.len(), "ssh");
+    }
+}
+
+/// util-linux `script -c 'code' [file]`.
+fn script_command(args: &[Word], launch: &mut Launch) {
+    if let Some(code) = option_value(args, 'c', &["command"]) {
+        launch.nested.push(Nested::Script {
+            source: code.text.clone(),
+            via: "script -c".into(),
+            literal: code.literal,
+        });
+    }
+}
+
+/// Value of `-X value`, `-Xvalue`, a cluster ending in X (`-lc value`),
+/// `--long value` or `--long=value`, searched anywhere in the arguments
+/// (su and flock accept options after their operands).
+fn option_value(args: &[Word], short: char, long: &[&str]) -> Option<Word> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let text = word.text.as_str();
+        if text == "--" {
+            return None;
+        }
+        if let Some(l) = text.strip_prefix("--") {
+            if let Some((name, value)) = l.split_once('=') {
+                if long.contains(&name) {
+                    return Some(Word {
+                        text: value.to_string(),
+                        ..word.clone()
+                    });
+                }
+            } else if long.contains(&l) {
+                return args.get(i + 1).cloned();
+            }
+        } else if let Some(cluster) = text.strip_prefix('-') {
+            if let Some(at) = cluster.find(short) {
+                let rest = &cluster[at + short.len_utf8()..];
+                return if rest.is_empty() {
+                    args.get(i + 1).cloned()
+                } else {
+                    Some(Word {
+                        text: rest.to_string(),
+                        ..word.clone()
+                    })
+                };
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<Word> {
+        line.split_whitespace().map(Word::literal).collect()
+    }
+
+    fn scripts(launch: &Launch) -> Vec<(&str, &str)> {
+        launch
+            .nested
+            .iter()
+            .filter_map(|n| match n {
+                Nested::Script { source, via, .. } => Some((via.as_str(), source.as_str())),
+                Nested::Argv { .. } => None,
+            })
+            .collect()
+    }
+
+    fn argvs(launch: &Launch) -> Vec<(String, Vec<String>)> {
+        launch
+            .nested
+            .iter()
+            .filter_map(|n| match n {
+                Nested::Argv { words, via } => {
+                    Some((via.clone(), words.iter().map(|w| w.text.clone()).collect()))
+                }
+                Nested::Script { .. } => None,
+            })
+            .collect()
+    }
+
+    fn with_code(prefix: &str, code: &str) -> Vec<Word> {
+        let mut words = args(prefix);
+        words.push(Word::literal(code));
+        words
+    }
+
+    #[test]
+    fn shell_c_is_found_inside_clusters_and_after_valued_options() {
+        for prefix in [
+            "-c",
+            "-lc",
+            "-ec",
+            "-xc",
+            "-cx",
+            "-o pipefail -c",
+            "--norc -c",
+            "-O extglob -c",
+        ] {
+            let launch = inspect("bash", &with_code(prefix, "rm x"), None);
+            assert_eq!(scripts(&launch), [("bash -c", "rm x")], "{prefix}");
+            assert!(launch.opaque.is_empty(), "{prefix}");
+        }
+    }
+
+    #[test]
+    fn shell_without_code_reads_stdin_unless_given_a_script() {
+        for a in ["", "-s", "-i", "-l", "-s -- x"] {
+            let launch = inspect("sh", &args(a), None);
+            assert_eq!(launch.opaque[0].0, OpaqueKind::ShellFromStdin, "{a:?}");
+        }
+        for a in [
+            "script.sh",
+            "-x script.sh arg",
+            "--version",
+            "-o errexit script.sh",
+        ] {
+            assert!(inspect("sh", &args(a), None).opaque.is_empty(), "{a:?}");
+        }
+        let heredoc = Input::Heredoc {
+            body: "rm x\n".into(),
+            literal: true,
+        };
+        let launch = inspect("bash", &[], Some(&heredoc));
+        assert_eq!(scripts(&launch), [("bash <<", "rm x\n")]);
+    }
+
+    #[test]
+    fn dynamic_shell_options_are_opaque() {
+        let mut words = vec![Word {
+            text: "$OPTS".into(),
+            literal: false,
+            pattern: false,
+        }];
+        words.push(Word::literal("x"));
+        let launch = inspect("bash", &words, None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::DynamicEval);
+    }
+
+    #[test]
+    fn find_exec_commands_end_at_their_terminators() {
+        let launch = inspect(
+            "find",
+            &args(". -exec rm -f {} ; -name x -execdir chmod 600 {} + -ok echo ;"),
+            None,
+        );
+        let found = argvs(&launch);
+        assert_eq!(found.len(), 3);
+        assert_eq!(
+            found[0],
+            (
+                "find -exec".into(),
+                vec!["rm".into(), "-f".into(), "{}".into()]
+            )
+        );
+        assert_eq!(found[1].0, "find -execdir");
+        assert_eq!(found[1].1, ["chmod", "600", "{}"]);
+        assert_eq!(found[2].1, ["echo"]);
+        // A `+` that does not follow `{}` is an argument.
+        let launch = inspect("find", &args(". -exec expr 1 + 1 ;"), None);
+        assert_eq!(argvs(&launch)[0].1, ["expr", "1", "+", "1"]);
+    }
+
+    #[test]
+    fn xargs_skips_its_options_and_their_values() {
+        let launch = inspect("xargs", &args("-0 -n 1 -P4 -I {} rm -rf {}"), None);
+        assert_eq!(argvs(&launch)[0].1, ["rm", "-rf", "{}"]);
+        let launch = inspect("xargs", &args("--max-args 2 --null rm"), None);
+        assert_eq!(argvs(&launch)[0].1, ["rm"]);
+        assert!(inspect("xargs", &args("-0"), None).nested.is_empty());
+    }
+
+    #[test]
+    fn parallel_command_ends_at_triple_colon_and_needs_one() {
+        let launch = inspect("parallel", &args("-j 4 rm -rf {} ::: a b"), None);
+        assert_eq!(scripts(&launch), [("parallel", "rm -rf {}")]);
+        let launch = inspect("parallel", &args("-j 4"), None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::ShellFromStdin);
+    }
+
+    #[test]
+    fn trap_runs_its_first_argument_later() {
+        assert_eq!(
+            scripts(&inspect(
+                "trap",
+                &with_code("--", "rm x")
+                    .into_iter()
+                    .chain(args("EXIT"))
+                    .collect::<Vec<_>>(),
+                None
+            )),
+            [("trap", "rm x")]
+        );
+        assert!(inspect("trap", &args("-p"), None).nested.is_empty());
+        assert!(inspect("trap", &args("- EXIT"), None).nested.is_empty());
+        assert!(inspect("trap", &args("INT"), None).nested.is_empty());
+    }
+
+    #[test]
+    fn su_and_flock_code_strings() {
+        let launch = inspect("su", &with_code("- root -c", "rm x"), None);
+        assert_eq!(scripts(&launch), [("su -c", "rm x")]);
+        let launch = inspect("su", &args("--command=ls root"), None);
+        assert_eq!(scripts(&launch), [("su -c", "ls")]);
+        let launch = inspect("flock", &with_code("-w 5 /tmp/l -c", "rm x"), None);
+        assert_eq!(scripts(&launch), [("flock -c", "rm x")]);
+        // Without -c right after the file, the rest is the command itself.
+        let launch = inspect("flock", &args("/tmp/l tar -cf a.tar d"), None);
+        assert_eq!(argvs(&launch)[0].1, ["tar", "-cf", "a.tar", "d"]);
+    }
+
+    #[test]
+    fn launched_arguments_are_marked_foreign() {
+        let launch = inspect("xargs", &args("-0 rm -rf"), None);
+        assert_eq!(launch.foreign, [1..3]);
+    }
+}

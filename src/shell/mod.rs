@@ -1,0 +1,137 @@
+//! Static analysis of an agent's shell command line.
+//!
+//! Policies must decide whether a command line may run. Matching the raw text
+//! (`line.contains("rm -rf")`) is trivially bypassed: `r\m -fr /`,
+//! `sudo env rm -r -f /`, `bash -c 'rm -rf /'` and `$(rm -rf /)` all delete
+//! the same files while never containing that substring. This module parses
+//! the line with a real bash grammar (tree-sitter-bash, see
+//! `docs/shell-parser-choice.md`) and reports every simple command that may
+//! run, with its program name unquoted and normalised, its arguments, and its
+//! flags, after seeing through wrappers (`sudo`, `env`, `timeout`, ...) and
+//! into nested code (`$(...)`, `bash -c '...'`, `eval`, `xargs`,
+//! `find -exec`, ...).
+//!
+//! What cannot be known without running the line (a program named by a
+//! variable, `eval "$x"`, `curl ... | sh`) is not guessed: it is reported in
+//! [`ShellAnalysis::opaque`], so a policy can refuse or ask instead of
+//! allowing something it cannot see. Anything the analysis gives up on
+//! (parse errors, size and depth limits) is reported the same way.
+//!
+//! Not tracked: aliases and functions defined in earlier lines or rc files
+//! (a name is taken as the program it spells), `$PATH` lookups, and what the
+//! programs themselves do with their arguments (`python -c`, `awk system()`,
+//! `git` aliases, `make` recipes).
+
+mod analyzer;
+mod ansi_c;
+mod flags;
+mod launchers;
+mod split;
+mod syntax;
+mod walk;
+mod words;
+mod wrappers;
+
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Longest command line analysed; longer lines are refused as [`OpaqueKind::TooComplex`].
+pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// Deepest nesting followed: substitutions and re-parsed code strings each add one level.
+pub const MAX_DEPTH: usize = 16;
+/// Most simple commands reported for one line.
+pub const MAX_COMMANDS: usize = 10_000;
+
+/// Everything found in one command line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShellAnalysis {
+    /// Every simple command that may run, in source order (a command before
+    /// the commands nested inside it).
+    pub commands: Vec<SimpleCommand>,
+    /// Why parts of the line cannot be known statically; empty means the
+    /// line was fully understood.
+    pub opaque: Vec<Opaque>,
+}
+
+/// One reason the analysis is incomplete.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Opaque {
+    pub kind: OpaqueKind,
+    /// Human-readable explanation naming the offending text.
+    pub detail: String,
+}
+
+/// Category of an [`Opaque`] finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum OpaqueKind {
+    /// The parser rejected (part of) the line; commands found are partial.
+    ParseError,
+    /// The program to run is computed at run time (`$CMD`, `"$@"`, `$(...)`, globs).
+    DynamicProgram,
+    /// Code handed to `eval`, `sh -c`, a heredoc, ... is not a literal string.
+    DynamicEval,
+    /// A shell (or `parallel`) reads the commands it runs from its standard input.
+    ShellFromStdin,
+    /// Input size, nesting depth, command count or parser work over the limits.
+    TooComplex,
+}
+
+/// One simple command (program plus arguments) that may run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SimpleCommand {
+    /// Program name: unquoted, unescaped, basename (`/usr/bin/rm`, `'rm'`,
+    /// `r\m`, `"r"m` are all `rm`). A dynamic program is kept as written
+    /// minus quotes (`$CMD`).
+    pub program: String,
+    /// Program as written, unquoted (`/usr/bin/rm`).
+    pub program_path: String,
+    /// Unquoted, unescaped words after the program (wrappers removed).
+    /// Expansions are kept as written, minus quotes.
+    pub args: Vec<String>,
+    /// Wrappers seen through, outermost first (`["sudo", "env"]`).
+    pub wrappers: Vec<String>,
+    /// How a nested command was reached, outermost first (`["bash -c", "$()"]`).
+    pub via: Vec<String>,
+    /// `NAME=value` assignments in front of the command (and given to `env`/`sudo`).
+    pub assignments: Vec<(String, String)>,
+    /// Single-letter flags from `-x` clusters in `args` before `--`.
+    pub short_flags: BTreeSet<char>,
+    /// Long flags from `--name[=value]` in `args` before `--`.
+    pub long_flags: BTreeSet<String>,
+}
+
+impl SimpleCommand {
+    /// True if any alternative of `spec` is present; alternatives are
+    /// separated by `|`, e.g. `"-r|-R|--recursive"`.
+    ///
+    /// `-x` matches a short flag (also inside clusters such as `-rf`),
+    /// `--name` matches a long flag (with or without `=value`), and a
+    /// single-dash word such as `-delete` matches that exact argument before
+    /// `--` (find and java style options).
+    pub fn has_flag(&self, spec: &str) -> bool {
+        flags::matches_spec(self, spec)
+    }
+}
+
+impl ShellAnalysis {
+    /// True when some part of the line could not be known statically.
+    pub fn is_opaque(&self) -> bool {
+        !self.opaque.is_empty()
+    }
+
+    /// Program names of all commands, in order.
+    pub fn programs(&self) -> impl Iterator<Item = &str> {
+        self.commands.iter().map(|c| c.program.as_str())
+    }
+
+    /// True if an opaque finding of this kind was recorded.
+    pub fn has_opaque(&self, kind: OpaqueKind) -> bool {
+        self.opaque.iter().any(|o| o.kind == kind)
+    }
+}
+
+/// Analyse one shell command line (bash syntax). Never panics; problems are
+/// reported in [`ShellAnalysis::opaque`].
+pub fn analyze(line: &str) -> ShellAnalysis {
+    analyzer::Analyzer::run(line)
+}

@@ -1,0 +1,250 @@
+//! Finding every simple command in one parsed script.
+//!
+//! Rather than interpreting each compound construct (lists, pipelines,
+//! `if`/`for`/`while`/`case`, functions, subshells, substitutions, ...) the
+//! walk visits every node of the syntax tree, so a command is found wherever
+//! the grammar put it, including conditions, function bodies, redirection
+//! targets, assignments and the partial trees around syntax errors. The
+//! traversal is iterative (a tree cursor plus explicit stacks): nesting in
+//! the input cannot overflow the Rust stack.
+
+use super::words::{self, Word};
+use std::collections::HashMap;
+use tree_sitter::{Node, Tree};
+
+/// Where a command's standard input comes from, when the command line says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// `<<EOF ... EOF`; `literal` when the body is used as written.
+    Heredoc { body: String, literal: bool },
+    /// `<<< word`
+    HereString(Word),
+    /// `< file`
+    File(String),
+}
+
+/// A simple command as written, before wrappers are interpreted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundCommand {
+    /// Program first, then arguments.
+    pub words: Vec<Word>,
+    pub assignments: Vec<(String, Word)>,
+    /// Substitutions enclosing the command within this script, outermost first.
+    pub via: Vec<&'static str>,
+    pub input: Option<Input>,
+}
+
+/// Commands of one script in source order; stops after `limit` commands.
+pub fn commands(tree: &Tree, src: &str, limit: usize) -> Vec<FoundCommand> {
+    let mut found = Vec::new();
+    // Redirections written around a command (`cmd <<EOF`, `cmd < f`) hang off
+    // the enclosing redirected_statement; remember them by the command's id.
+    let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
+    let mut labels: Vec<(usize, &'static str)> = Vec::new();
+    let mut cursor = tree.root_node().walk();
+    loop {
+        let node = cursor.node();
+        if let Some(label) = nesting_label(node, src) {
+            labels.push((node.id(), label));
+        }
+        match node.kind() {
+            "redirected_statement" => remember_redirects(node, &mut outer_redirects),
+            "command" | "declaration_command" | "unset_command" => {
+                if found.len() >= limit {
+                    break;
+                }
+                let redirects = outer_redirects.remove(&node.id()).unwrap_or_default();
+                let mut command = if node.kind() == "command" {
+                    simple_command(node, src)
+                } else {
+                    builtin_command(node, src)
+                };
+                command.via = labels.iter().map(|(_, l)| *l).collect();
+                command.input = command.input.or_else(|| stdin_of(&redirects, src));
+                if !command.words.is_empty() {
+                    found.push(command);
+                }
+            }
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        // Leave finished nodes until one has a next sibling.
+        loop {
+            let leaving = cursor.node().id();
+            if labels.last().is_some_and(|(id, _)| *id == leaving) {
+                labels.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return found;
+            }
+        }
+    }
+    found
+}
+
+/// Label recorded in `via` for commands nested inside this node.
+fn nesting_label(node: Node<'_>, src: &str) -> Option<&'static str> {
+    match node.kind() {
+        "command_substitution" => Some("$()"),
+        "process_substitution" if words::node_text(node, src).starts_with('>') => Some(">()"),
+        "process_substitution" => Some("<()"),
+        _ => None,
+    }
+}
+
+fn remember_redirects<'t>(statement: Node<'t>, into: &mut HashMap<usize, Vec<Node<'t>>>) {
+    let Some(body) = statement.child_by_field_name("body") else {
+        return;
+    };
+    if body.kind() != "command" {
+        return;
+    }
+    let mut cursor = statement.walk();
+    let redirects: Vec<Node<'t>> = statement
+        .children(&mut cursor)
+        .filter(|c| c.kind().ends_with("_redirect"))
+        .collect();
+    if !redirects.is_empty() {
+        into.insert(body.id(), redirects);
+    }
+}
+
+fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
+    let mut command = FoundCommand {
+        words: Vec::new(),
+        assignments: Vec::new(),
+        via: Vec::new(),
+        input: None,
+    };
+    let mut redirects = Vec::new();
+    let mut cursor = node.walk();
+    for (index, child) in node.children(&mut cursor).enumerate() {
+        let field = u32::try_from(index)
+            .ok()
+            .and_then(|i| node.field_name_for_child(i));
+        // `$"..."` (a translated string) arrives as an anonymous `$` followed
+        // by the string; the `$` is quoting, not part of the word.
+        if !child.is_named()
+            && child.kind() == "$"
+            && child
+                .next_sibling()
+                .is_some_and(|n| n.start_byte() == child.end_byte() && n.kind() == "string")
+        {
+            continue;
+        }
+        match (field, child.kind()) {
+            (Some("name"), _) => command.words.insert(0, words::from_node(child, src)),
+            (Some("argument"), _) => command.words.push(words::from_node(child, src)),
+            (_, "variable_assignment") => command.assignments.push(assignment(child, src)),
+            (_, kind) if kind.ends_with("_redirect") => redirects.push(child),
+            _ => {}
+        }
+    }
+    command.input = stdin_of(&redirects, src);
+    command
+}
+
+/// `declare`/`export`/`local`/`readonly`/`typeset` and `unset` have their own
+/// node kinds; they are reported as commands named by their keyword.
+fn builtin_command(node: Node<'_>, src: &str) -> FoundCommand {
+    let mut words_found = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.kind().ends_with("_redirect") || child.kind() == "comment" {
+            continue;
+        }
+        let word = if child.kind() == "variable_assignment" {
+            let (name, value) = assignment(child, src);
+            Word {
+                text: format!("{name}={}", value.text),
+                ..value
+            }
+        } else if child.is_named() {
+            words::from_node(child, src)
+        } else {
+            Word::literal(words::node_text(child, src))
+        };
+        words_found.push(word);
+    }
+    FoundCommand {
+        words: words_found,
+        assignments: Vec::new(),
+        via: Vec::new(),
+        input: None,
+    }
+}
+
+fn assignment(node: Node<'_>, src: &str) -> (String, Word) {
+    let name = node
+        .child_by_field_name("name")
+        .map(|n| words::node_text(n, src).to_string())
+        .unwrap_or_default();
+    let value = node
+        .child_by_field_name("value")
+        .map(|v| words::from_node(v, src))
+        .unwrap_or_else(|| Word::literal(""));
+    (name, value)
+}
+
+/// The last input redirection wins, as in bash.
+fn stdin_of(redirects: &[Node<'_>], src: &str) -> Option<Input> {
+    let mut input = None;
+    for redirect in redirects {
+        match redirect.kind() {
+            "heredoc_redirect" => input = heredoc(*redirect, src).or(input),
+            "herestring_redirect" => {
+                let mut cursor = redirect.walk();
+                let value = redirect.named_children(&mut cursor).last();
+                if let Some(value) = value {
+                    input = Some(Input::HereString(words::from_node(value, src)));
+                }
+            }
+            "file_redirect" => {
+                let text = words::node_text(*redirect, src);
+                let operator_is_read = text
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .starts_with('<')
+                    && !text.contains("<&")
+                    && !text.contains("<>");
+                let reads_stdin = !text.starts_with(|c: char| c.is_ascii_digit() && c != '0');
+                if operator_is_read && reads_stdin {
+                    let target = redirect
+                        .child_by_field_name("destination")
+                        .map(|d| words::from_node(d, src).text)
+                        .unwrap_or_default();
+                    input = Some(Input::File(target));
+                }
+            }
+            _ => {}
+        }
+    }
+    input
+}
+
+fn heredoc(redirect: Node<'_>, src: &str) -> Option<Input> {
+    let mut cursor = redirect.walk();
+    let children: Vec<Node<'_>> = redirect.children(&mut cursor).collect();
+    let start = children.iter().find(|c| c.kind() == "heredoc_start")?;
+    let body = children.iter().find(|c| c.kind() == "heredoc_body");
+    let delimiter = words::node_text(*start, src);
+    let quoted = delimiter.contains(['\'', '"', '\\']);
+    let Some(body) = body else {
+        return Some(Input::Heredoc {
+            body: String::new(),
+            literal: true,
+        });
+    };
+    let mut body_cursor = body.walk();
+    let expands = body
+        .named_children(&mut body_cursor)
+        .any(|c| c.kind() != "heredoc_content");
+    Some(Input::Heredoc {
+        body: words::node_text(*body, src).to_string(),
+        literal: quoted || !expands,
+    })
+}

@@ -1,0 +1,554 @@
+//! Seeing through wrappers: programs that run another program unchanged.
+//!
+//! `sudo -u root env FOO=1 nice -n 5 rm -rf /` runs `rm -rf /`; a policy
+//! about `rm` must see it. Each wrapper's own options are skipped (including
+//! the ones that take a value, so `sudo -u rm ls` runs `ls`, not `rm`), its
+//! `NAME=value` words are kept as assignments, and the wrapper name is
+//! recorded. Stripping stops at the first word that is not known statically
+//! (the program is then dynamic) or when a wrapper is used in a form that
+//! runs nothing (`command -v rm`, `sudo -l`, a bare `env`); that wrapper is
+//! then the program.
+
+use super::split::env_split_string;
+use super::words::Word;
+
+/// How one wrapper's command line is laid out.
+struct Spec {
+    names: &'static [&'static str],
+    /// Short options whose value is attached or the next word.
+    short_value: &'static str,
+    /// Short options whose value can only be attached (`-m/path`).
+    short_attached_value: &'static str,
+    /// Long options that take the next word as value when written without `=`.
+    long_value: &'static [&'static str],
+    /// Short options meaning the wrapper runs no command (`command -v`).
+    no_command_short: &'static str,
+    /// Long options meaning the wrapper runs no command.
+    no_command_long: &'static [&'static str],
+    /// Short options that, without a command, start an interactive shell.
+    shell_short: &'static str,
+    /// Operands before the command (`timeout DURATION`, `chroot DIR`).
+    operands: usize,
+    /// Accepts `NAME=value` words before the command.
+    assignments: bool,
+    /// `nice -10`: a digit starts a numeric value for the cluster.
+    numeric_option: bool,
+    /// Without a command, starts an interactive shell (`chroot DIR`).
+    bare_runs_shell: bool,
+    /// Only a wrapper when one of these short options is given (`runuser -u`).
+    required_short: &'static str,
+    /// Long spellings of `required_short`.
+    required_long: &'static [&'static str],
+}
+
+const BASE: Spec = Spec {
+    names: &[],
+    short_value: "",
+    short_attached_value: "",
+    long_value: &[],
+    no_command_short: "",
+    no_command_long: &["help", "version"],
+    shell_short: "",
+    operands: 0,
+    assignments: false,
+    numeric_option: false,
+    bare_runs_shell: false,
+    required_short: "",
+    required_long: &[],
+};
+
+const SPECS: &[Spec] = &[
+    Spec {
+        names: &["sudo"],
+        short_value: "CDgpRrtTUuc",
+        short_attached_value: "h",
+        long_value: &[
+            "chdir",
+            "close-from",
+            "group",
+            "host",
+            "prompt",
+            "chroot",
+            "role",
+            "type",
+            "command-timeout",
+            "other-user",
+            "user",
+            "login-class",
+        ],
+        no_command_short: "elKvV",
+        no_command_long: &[
+            "edit",
+            "list",
+            "remove-timestamp",
+            "validate",
+            "help",
+            "version",
+        ],
+        shell_short: "is",
+        assignments: true,
+        ..BASE
+    },
+    Spec {
+        // `runuser -u USER cmd` runs cmd; `runuser USER -c code` is su-like
+        // and left to the launchers.
+        names: &["runuser"],
+        short_value: "ugGsw",
+        long_value: &[
+            "user",
+            "group",
+            "supp-group",
+            "shell",
+            "whitelist-environment",
+        ],
+        no_command_short: "c",
+        no_command_long: &["command", "session-command", "help", "version"],
+        required_short: "u",
+        required_long: &["user"],
+        ..BASE
+    },
+    Spec {
+        names: &["doas"],
+        short_value: "uC",
+        no_command_short: "C",
+        shell_short: "s",
+        ..BASE
+    },
+    Spec {
+        names: &["env"],
+        short_value: "uCSa",
+        long_value: &["unset", "chdir", "split-string", "argv0"],
+        assignments: true,
+        ..BASE
+    },
+    Spec {
+        names: &["nohup", "builtin", "coproc", "unbuffer", "setsid"],
+        ..BASE
+    },
+    Spec {
+        names: &["time"],
+        short_value: "fo",
+        long_value: &["format", "output"],
+        ..BASE
+    },
+    Spec {
+        names: &["nice"],
+        short_value: "n",
+        long_value: &["adjustment"],
+        numeric_option: true,
+        ..BASE
+    },
+    Spec {
+        names: &["ionice"],
+        short_value: "cnpPu",
+        long_value: &["class", "classdata", "pid", "pgid", "uid"],
+        no_command_short: "pPu",
+        no_command_long: &["pid", "pgid", "uid", "help", "version"],
+        ..BASE
+    },
+    Spec {
+        names: &["timeout"],
+        short_value: "sk",
+        long_value: &["signal", "kill-after"],
+        operands: 1,
+        ..BASE
+    },
+    Spec {
+        names: &["command"],
+        no_command_short: "vV",
+        ..BASE
+    },
+    Spec {
+        names: &["exec"],
+        short_value: "a",
+        ..BASE
+    },
+    Spec {
+        names: &["stdbuf"],
+        short_value: "ioe",
+        long_value: &["input", "output", "error"],
+        ..BASE
+    },
+    Spec {
+        names: &["chroot"],
+        long_value: &["userspec", "groups"],
+        operands: 1,
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        names: &["busybox"],
+        no_command_long: &["list", "list-full", "help", "install"],
+        ..BASE
+    },
+    Spec {
+        names: &["caffeinate"],
+        short_value: "tw",
+        ..BASE
+    },
+    Spec {
+        names: &["torsocks"],
+        short_value: "uapP",
+        long_value: &["user", "pass", "address", "port"],
+        ..BASE
+    },
+    Spec {
+        names: &["proxychains", "proxychains4"],
+        short_value: "f",
+        ..BASE
+    },
+    Spec {
+        names: &["strace"],
+        short_value: "abeEIoOpPsSUuX",
+        long_value: &[
+            "output",
+            "attach",
+            "trace-path",
+            "string-limit",
+            "user",
+            "env",
+            "signal",
+        ],
+        ..BASE
+    },
+    Spec {
+        names: &["ltrace"],
+        short_value: "aADeFlnopsuwx",
+        long_value: &["output", "library", "indent", "align"],
+        ..BASE
+    },
+    Spec {
+        names: &["nsenter"],
+        short_value: "tSGN",
+        short_attached_value: "muinpUCTrw",
+        long_value: &["target", "setuid", "setgid", "net-namespace"],
+        ..BASE
+    },
+    Spec {
+        names: &["unshare"],
+        short_value: "RwSG",
+        short_attached_value: "muinpUCT",
+        long_value: &[
+            "root",
+            "wd",
+            "setuid",
+            "setgid",
+            "propagation",
+            "setgroups",
+            "map-user",
+            "map-group",
+            "map-users",
+            "map-groups",
+        ],
+        bare_runs_shell: true,
+        ..BASE
+    },
+];
+
+/// A command with its wrappers removed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Stripped {
+    /// Wrapper names, outermost first.
+    pub wrappers: Vec<String>,
+    /// The command that runs: program first.
+    pub words: Vec<Word>,
+    /// `NAME=value` given through `env`/`sudo`.
+    pub assignments: Vec<(String, Word)>,
+    /// Set when the innermost wrapper starts an interactive shell (`sudo -i`).
+    pub interactive_shell: Option<String>,
+}
+
+/// The last path component: what `$PATH` lookup and `argv[0]` policies care about.
+pub fn basename(path: &str) -> &str {
+    path.rsplit('/').find(|c| !c.is_empty()).unwrap_or(path)
+}
+
+/// Remove wrappers from the front of `words`.
+pub fn strip(mut words: Vec<Word>) -> Stripped {
+    let mut out = Stripped::default();
+    // Each round removes at least the wrapper's own name, so this terminates;
+    // the bound only guards against a mistake in that reasoning.
+    for _ in 0..=words.len() * 2 + 8 {
+        let Some(spec) = words
+            .first()
+            .and_then(Word::static_text)
+            .and_then(|p| spec_for(basename(p)))
+        else {
+            break;
+        };
+        let name = basename(&words[0].text).to_string();
+        match skip_options(spec, &name, &words) {
+            Skip::Command { start, assignments } => {
+                out.wrappers.push(name);
+                out.assignments.extend(assignments);
+                words = words.split_off(start);
+            }
+            // Read again from the same wrapper with the split words in place.
+            Skip::Rewrite(new_words) => words = new_words,
+            Skip::NoCommand { shell } => {
+                if shell {
+                    out.interactive_shell = Some(name);
+                }
+                break;
+            }
+        }
+    }
+    out.words = words;
+    out
+}
+
+fn spec_for(program: &str) -> Option<&'static Spec> {
+    SPECS.iter().find(|s| s.names.contains(&program))
+}
+
+enum Skip {
+    /// The wrapped command starts at `start`.
+    Command {
+        start: usize,
+        assignments: Vec<(String, Word)>,
+    },
+    /// `env -S` rewrote the words; the same wrapper must be read again.
+    Rewrite(Vec<Word>),
+    /// The wrapper runs no command; `shell` when it starts an interactive one.
+    NoCommand { shell: bool },
+}
+
+fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
+    let mut assignments = Vec::new();
+    let mut shell_flag = false;
+    let mut required_seen = spec.required_short.is_empty();
+    let mut i = 1;
+    while let Some(word) = words.get(i) {
+        let Some(text) = word.static_text() else {
+            break;
+        };
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        if name == "env" && text == "-" {
+            // `env -` is an old spelling of `env -i`.
+            i += 1;
+            continue;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (option, has_value) = match long.split_once('=') {
+                Some((option, value)) => (option, Some(value)),
+                None => (long, None),
+            };
+            if spec.no_command_long.contains(&option) {
+                return Skip::NoCommand { shell: false };
+            }
+            required_seen |= spec.required_long.contains(&option);
+            if name == "env" && option == "split-string" {
+                let value = has_value
+                    .map(str::to_string)
+                    .or_else(|| text_at(words, i + 1));
+                let consumed = if has_value.is_some() { 1 } else { 2 };
+                return env_split(words, i, consumed, value.unwrap_or_default());
+            }
+            let takes_next = has_value.is_none() && spec.long_value.contains(&option);
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            let mut consumed = 1;
+            for (at, flag) in cluster.char_indices() {
+                let rest = &cluster[at + flag.len_utf8()..];
+                if spec.no_command_short.contains(flag) {
+                    return Skip::NoCommand { shell: false };
+                }
+                if spec.shell_short.contains(flag) {
+                    shell_flag = true;
+                }
+                required_seen |= spec.required_short.contains(flag);
+                if spec.numeric_option && flag.is_ascii_digit() {
+                    break;
+                }
+                if spec.short_value.contains(flag) {
+                    if name == "env" && flag == 'S' {
+                        let (value, used) = if rest.is_empty() {
+                            (text_at(words, i + 1).unwrap_or_default(), 2)
+                        } else {
+                            (rest.to_string(), 1)
+                        };
+                        return env_split(words, i, used, value);
+                    }
+                    if rest.is_empty() {
+                        consumed = 2;
+                    }
+                    break;
+                }
+                if spec.short_attached_value.contains(flag) {
+                    break;
+                }
+            }
+            i += consumed;
+            continue;
+        }
+        if spec.assignments {
+            if let Some((var, value)) = split_assignment(text) {
+                assignments.push((var.to_string(), Word::literal(value)));
+                i += 1;
+                continue;
+            }
+        }
+        break;
+    }
+    let start = i + spec.operands;
+    if !required_seen {
+        return Skip::NoCommand { shell: false };
+    }
+    if start >= words.len() {
+        return Skip::NoCommand {
+            shell: shell_flag || spec.bare_runs_shell,
+        };
+    }
+    Skip::Command { start, assignments }
+}
+
+/// `env -S STRING rest...` is `env <words of STRING> rest...`.
+fn env_split(words: &[Word], at: usize, consumed: usize, value: String) -> Skip {
+    let mut rewritten: Vec<Word> = words[..at].to_vec();
+    rewritten.extend(env_split_string(&value));
+    rewritten.extend(words.iter().skip(at + consumed).cloned());
+    Skip::Rewrite(rewritten)
+}
+
+fn text_at(words: &[Word], i: usize) -> Option<String> {
+    words.get(i).map(|w| w.text.clone())
+}
+
+/// `NAME=value` with a valid variable name.
+pub fn split_assignment(text: &str) -> Option<(&str, &str)> {
+    let (name, value) = text.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let valid = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then_some((name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<Word> {
+        line.split_whitespace().map(Word::literal).collect()
+    }
+
+    fn stripped(line: &str) -> (Vec<String>, Vec<String>) {
+        let s = strip(words(line));
+        (s.wrappers, s.words.into_iter().map(|w| w.text).collect())
+    }
+
+    #[test]
+    fn nested_wrappers_are_removed_outermost_first() {
+        let (wrappers, rest) = stripped("sudo env FOO=1 nice -n 5 rm -rf /");
+        assert_eq!(wrappers, ["sudo", "env", "nice"]);
+        assert_eq!(rest, ["rm", "-rf", "/"]);
+    }
+
+    #[test]
+    fn option_values_are_not_mistaken_for_the_program() {
+        assert_eq!(stripped("sudo -u rm ls").1, ["ls"]);
+        assert_eq!(stripped("sudo -urm ls").1, ["ls"]);
+        assert_eq!(stripped("sudo --user rm ls").1, ["ls"]);
+        assert_eq!(stripped("sudo --user=rm ls").1, ["ls"]);
+        assert_eq!(stripped("timeout -k 5 10 rm").1, ["rm"]);
+        assert_eq!(stripped("nice -n 5 rm").1, ["rm"]);
+        assert_eq!(stripped("nice -5 rm").1, ["rm"]);
+        assert_eq!(stripped("exec -a name rm").1, ["rm"]);
+        assert_eq!(stripped("stdbuf -o L rm").1, ["rm"]);
+        assert_eq!(stripped("env -u HOME rm").1, ["rm"]);
+        assert_eq!(stripped("chroot --userspec bob /mnt rm").1, ["rm"]);
+    }
+
+    #[test]
+    fn assignments_given_to_env_and_sudo_are_kept() {
+        let s = strip(words("sudo A=1 env -i B=2 rm"));
+        let names: Vec<&str> = s.assignments.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["A", "B"]);
+        assert_eq!(s.words[0].text, "rm");
+    }
+
+    #[test]
+    fn forms_that_run_nothing_keep_the_wrapper_as_program() {
+        for line in [
+            "command -v rm",
+            "command -V rm",
+            "sudo -l rm",
+            "env",
+            "nice",
+            "time",
+            "sudo --version",
+        ] {
+            let (wrappers, rest) = stripped(line);
+            assert!(wrappers.is_empty(), "{line}");
+            assert_eq!(
+                rest,
+                words(line).into_iter().map(|w| w.text).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn interactive_shells_are_flagged() {
+        assert_eq!(
+            strip(words("sudo -i")).interactive_shell.as_deref(),
+            Some("sudo")
+        );
+        assert_eq!(
+            strip(words("chroot /mnt")).interactive_shell.as_deref(),
+            Some("chroot")
+        );
+        assert_eq!(strip(words("sudo -i rm")).interactive_shell, None);
+    }
+
+    #[test]
+    fn env_split_string_is_split_into_words() {
+        let mut input = words("env -S");
+        input.push(Word::literal("rm -rf"));
+        input.push(Word::literal("/"));
+        let s = strip(input);
+        assert_eq!(s.wrappers, ["env"]);
+        let rest: Vec<String> = s.words.into_iter().map(|w| w.text).collect();
+        assert_eq!(rest, ["rm", "-rf", "/"]);
+        // Attached value; the split words can be wrappers themselves.
+        assert_eq!(
+            stripped("env -Snice rm x"),
+            (
+                vec!["env".to_string(), "nice".to_string()],
+                vec!["rm".to_string(), "x".to_string()]
+            )
+        );
+    }
+
+    #[test]
+    fn runuser_is_a_wrapper_only_with_user_option() {
+        assert_eq!(stripped("runuser -u bob -- rm").0, ["runuser"]);
+        assert!(stripped("runuser bob -c ls").0.is_empty());
+    }
+
+    #[test]
+    fn dynamic_words_stop_stripping() {
+        let mut input = words("sudo");
+        input.push(Word {
+            text: "$CMD".into(),
+            literal: false,
+            pattern: false,
+        });
+        let s = strip(input);
+        assert_eq!(s.wrappers, ["sudo"]);
+        assert_eq!(s.words[0].text, "$CMD");
+    }
+
+    #[test]
+    fn basename_takes_the_last_component() {
+        assert_eq!(basename("/usr/bin/rm"), "rm");
+        assert_eq!(basename("/bin/../bin/rm"), "rm");
+        assert_eq!(basename("rm"), "rm");
+        assert_eq!(basename("dir/"), "dir");
+        assert_eq!(basename("/"), "/");
+    }
+}
