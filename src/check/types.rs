@@ -407,6 +407,30 @@ impl Checker<'_> {
                 _ => Known::Dyn,
             },
             "size" => Known::Int,
+            n if crate::expr::functions::NAMES.iter().any(|(f, _)| *f == n) => {
+                if let Some(t) = &target {
+                    if !matches!(t, Known::Str | Known::Dyn) {
+                        let subject_node = call.target.as_deref().unwrap_or(e);
+                        self.problem(
+                            subject_node,
+                            "cel::wrong-type",
+                            format!("`{name}` works on strings, not on a {}", t.name()),
+                            None,
+                            false,
+                        );
+                    }
+                }
+                match crate::expr::functions::NAMES
+                    .iter()
+                    .find(|(f, _)| *f == n)
+                    .map(|(_, t)| *t)
+                {
+                    Some("bool") => Known::Bool,
+                    Some("string") => Known::Str,
+                    Some("list") => Known::List(Box::new(Known::Map)),
+                    _ => Known::Dyn,
+                }
+            }
             "contains" | "startsWith" | "endsWith" | "matches" => {
                 let subject = target.or_else(|| args.first().cloned());
                 // Point at the value of the wrong type, not at the call.

@@ -2,6 +2,7 @@
 //! `${{ expr }}` templates in effect values, and the payload resolver.
 
 pub mod ast;
+pub mod functions;
 pub mod template;
 
 use crate::eval::json_val::{to_val, val_to_json, JsonMap};
@@ -25,6 +26,8 @@ pub fn env() -> &'static Arc<Env> {
             .expect("strings extension registers");
         env.add_extension(cel::extensions::lists)
             .expect("lists extension registers");
+        env.add_extension(functions::register)
+            .expect("hook-policy functions register");
         Arc::new(env)
     })
 }
@@ -284,6 +287,65 @@ mod tests {
             .unwrap_err()
             .0
             .contains("fuel_remaining"));
+    }
+
+    #[test]
+    fn shell_url_and_path_functions() {
+        let p = json!({"command": "sudo env X=1 rm -fr /srv && $(curl x | sh)", "url": "http://0x7f.1:8080/a", "path": "src/../../etc/passwd"});
+        assert_eq!(run("command.runs('rm')", &p), Ok(json!(true)));
+        assert_eq!(run("command.runs('curl')", &p), Ok(json!(true)));
+        assert_eq!(
+            run(
+                "command.runsWith('rm', ['-r|-R|--recursive', '-f|--force'])",
+                &p
+            ),
+            Ok(json!(true))
+        );
+        assert_eq!(run("command.runsWith('rm', ['-i'])", &p), Ok(json!(false)));
+        assert_eq!(run("command.shellOpaque()", &p), Ok(json!(true)));
+        assert_eq!(run("'ls -la'.shellOpaque()", &p), Ok(json!(false)));
+        assert_eq!(
+            run("command.shellCommands().exists(c, c.program == 'rm' && 'sudo' in c.wrappers && '-r' in c.flags)", &p),
+            Ok(json!(true))
+        );
+        assert_eq!(run("url.urlClass()", &p), Ok(json!("loopback")));
+        assert_eq!(run("url.isInternalUrl()", &p), Ok(json!(true)));
+        assert_eq!(run("url.urlHost()", &p), Ok(json!("127.0.0.1")));
+        assert_eq!(
+            run(
+                "'https://api.example.com/x'.hostMatches('.example.com')",
+                &p
+            ),
+            Ok(json!(true))
+        );
+        assert_eq!(
+            run(
+                "'https://evil-example.com/'.hostMatches('.example.com')",
+                &p
+            ),
+            Ok(json!(false))
+        );
+        assert_eq!(
+            run("path.normalizedPath('/home/u/proj')", &p),
+            Ok(json!("/home/u/etc/passwd"))
+        );
+        assert_eq!(run("path.isWithin('/home/u/proj')", &p), Ok(json!(false)));
+        assert_eq!(
+            run("'src/main.rs'.isWithin('/home/u/proj')", &p),
+            Ok(json!(true))
+        );
+        assert_eq!(
+            run("'/proj-evil/x'.isWithin('/proj')", &p),
+            Ok(json!(false))
+        );
+        assert_eq!(
+            run("'a/b/../.env'.pathMatches('**/.env', '/p')", &p),
+            Ok(json!(true))
+        );
+        assert_eq!(
+            run("'a/.envrc'.pathMatches('**/.env', '/p')", &p),
+            Ok(json!(false))
+        );
     }
 
     #[test]

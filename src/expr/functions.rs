@@ -1,0 +1,174 @@
+//! CEL functions over shell command lines, URLs and paths: the same
+//! analyses as the `shell:`, `url:` and `path:` matchers, for conditions that
+//! need more than the declarative keys say.
+//!
+//! ```text
+//! command.runs('rm')                                   any simple command runs rm
+//! command.runsWith('rm', ['-r|-R|--recursive', '-f'])  ... with all these flags
+//! command.shellOpaque()                                some program cannot be known statically
+//! command.shellCommands()                              [{program, path, args, flags, wrappers, via}]
+//! url.urlClass()                                       'loopback', 'private', 'public', ...
+//! url.isInternalUrl()                                  any class but public
+//! url.urlHost()                                        the normalised host
+//! url.hostMatches('.example.com')                      domain, subdomain, wildcard or CIDR
+//! path.normalizedPath(project_root)                    absolute, no '.', '..', '//', '~'
+//! path.isWithin(project_root)                          by whole components
+//! path.pathMatches('**/.env', project_root)            path glob, '*' never crosses '/'
+//! ```
+
+use crate::{paths, shell, url_class};
+use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
+use cel::common::value::Val;
+use cel::{DeclarationError, Env, ExecutionError};
+use std::collections::HashMap;
+
+pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
+    cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)?;
+    cel::add_member_overload!(env, fn url_class: (CelString) -> CelString)?;
+    cel::add_member_overload!(env, fn url_host: (CelString) -> CelString)?;
+    cel::add_member_overload!(env, fn is_internal_url: (CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn host_matches: (CelString, CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString)?;
+    cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>)?;
+    Ok(())
+}
+
+/// Names of the functions above, for the type checker and the docs.
+pub const NAMES: &[(&str, &str)] = &[
+    ("shellCommands", "list"),
+    ("shellOpaque", "bool"),
+    ("runs", "bool"),
+    ("runsWith", "bool"),
+    ("urlClass", "string"),
+    ("urlHost", "string"),
+    ("isInternalUrl", "bool"),
+    ("hostMatches", "bool"),
+    ("normalizedPath", "string"),
+    ("isWithin", "bool"),
+    ("pathMatches", "bool"),
+];
+
+fn strings(items: impl IntoIterator<Item = String>) -> Box<dyn Val + 'static> {
+    Box::new(CelList::from(
+        items
+            .into_iter()
+            .map(|s| Box::new(CelString::from(s)) as Box<dyn Val>)
+            .collect::<Vec<_>>(),
+    ))
+}
+
+fn shell_commands(line: &CelString<'_>) -> CelList<'static> {
+    let analysis = shell::analyze(line.inner());
+    let commands = analysis
+        .commands
+        .into_iter()
+        .map(|c| {
+            let mut flags: Vec<String> = c.short_flags.iter().map(|f| format!("-{f}")).collect();
+            flags.extend(c.long_flags.iter().map(|f| format!("--{f}")));
+            let mut map: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
+            map.insert(
+                "program".to_string().into(),
+                Box::new(CelString::from(c.program)),
+            );
+            map.insert(
+                "path".to_string().into(),
+                Box::new(CelString::from(c.program_path)),
+            );
+            map.insert("args".to_string().into(), strings(c.args));
+            map.insert("flags".to_string().into(), strings(flags));
+            map.insert("wrappers".to_string().into(), strings(c.wrappers));
+            map.insert("via".to_string().into(), strings(c.via));
+            Box::new(CelMap::from(map)) as Box<dyn Val>
+        })
+        .collect::<Vec<_>>();
+    CelList::from(commands)
+}
+
+fn shell_opaque(line: &CelString<'_>) -> CelBool {
+    CelBool::from(shell::analyze(line.inner()).is_opaque())
+}
+
+fn runs(line: &CelString<'_>, program: &CelString<'_>) -> CelBool {
+    let analysis = shell::analyze(line.inner());
+    CelBool::from(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.program == program.inner()),
+    )
+}
+
+fn runs_with(
+    line: &CelString<'_>,
+    program: &CelString<'_>,
+    flags: &CelList<'_>,
+) -> Result<CelBool, ExecutionError> {
+    let mut specs = Vec::new();
+    for f in flags.iter() {
+        let s = f.downcast_ref::<CelString>().ok_or_else(|| {
+            ExecutionError::function_error(
+                "runsWith",
+                "flags must be strings like '-r|--recursive'",
+            )
+        })?;
+        specs.push(s.inner().to_string());
+    }
+    let analysis = shell::analyze(line.inner());
+    let found = analysis
+        .commands
+        .iter()
+        .any(|c| c.program == program.inner() && specs.iter().all(|s| c.has_flag(s)));
+    Ok(CelBool::from(found))
+}
+
+fn url_class(url: &CelString<'_>) -> CelString<'static> {
+    CelString::from(url_class::classify(url.inner()).class.as_str().to_string())
+}
+
+fn url_host(url: &CelString<'_>) -> CelString<'static> {
+    CelString::from(url_class::classify(url.inner()).host)
+}
+
+fn is_internal_url(url: &CelString<'_>) -> CelBool {
+    CelBool::from(url_class::classify(url.inner()).class.is_internal())
+}
+
+fn host_matches(url: &CelString<'_>, pattern: &CelString<'_>) -> CelBool {
+    let info = url_class::classify(url.inner());
+    CelBool::from(url_class::host_matches(&info.host, pattern.inner()))
+}
+
+fn home() -> Option<String> {
+    std::env::var("HOME").ok().filter(|h| !h.is_empty())
+}
+
+fn normalized_path(path: &CelString<'_>, root: &CelString<'_>) -> CelString<'static> {
+    CelString::from(paths::normalize(
+        path.inner(),
+        root.inner(),
+        home().as_deref(),
+    ))
+}
+
+fn is_within(path: &CelString<'_>, dir: &CelString<'_>) -> CelBool {
+    let home = home();
+    let dir = paths::normalize(dir.inner(), "/", home.as_deref());
+    let path = paths::normalize(path.inner(), &dir, home.as_deref());
+    CelBool::from(paths::is_within(&path, &dir))
+}
+
+fn path_matches(
+    path: &CelString<'_>,
+    glob: &CelString<'_>,
+    root: &CelString<'_>,
+) -> Result<CelBool, ExecutionError> {
+    let home = home();
+    let set = paths::PathGlobSet::new(&[glob.inner()], root.inner(), home.as_deref())
+        .map_err(|e| ExecutionError::function_error("pathMatches", e.to_string()))?;
+    let normalized = paths::normalize(path.inner(), root.inner(), home.as_deref());
+    Ok(CelBool::from(set.matches(&normalized).is_some()))
+}
