@@ -208,8 +208,9 @@ fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
         .iter()
         .any(|d| d.code.starts_with("io::") && d.file.is_none());
     if !could_not_run {
-        let (_, more) = compile(&set, None);
+        let (policy, more) = compile(&set, None);
         diags.extend(more);
+        diags.extend(hook_policy::check::lint::lint(&policy));
     }
     diags.sort_by(|a, b| {
         let key = |d: &Diagnostic| (d.file.as_ref().map(|f| f.name()), d.span.map(|s| s.start));

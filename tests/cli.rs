@@ -517,3 +517,50 @@ fn explain_shows_the_value_of_each_part_of_a_condition() {
     assert!(text.contains("content != null  ⇒ false"), "{text}");
     assert!(text.contains("✗ keys"), "{text}");
 }
+
+#[test]
+fn deep_lint_warns_about_rules_that_cannot_work_as_written() {
+    let dir = TempDir::new("lint");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    deny: \"all\"\n  - id: b\n    hook: pre_shell_exec\n    when: command == 'x' && command == 'y'\n    deny: \"never\"\n  - id: c\n    hook: pre_api_tools\n    tools: { include: [t1, t2] }\n  - id: d\n    hook: pre_api_tools\n    tools: { include: [t3] }\n  - id: e\n    hook: post_tool_batch\n    when: tool_calls.exists(c, tool_calls.exists(d, d.name == c.name))\n    fuel_delta: -1\n  - id: f\n    hook: post_tool_batch\n    when: tool_calls.exists(c, c.arguments.exists(k, k == 'force'))\n    fuel_delta: -1\n",
+    );
+    let path = p.display().to_string();
+    let out = policy(&["check", "--format", "json", &path], b"");
+    assert_eq!(out.status.code(), Some(0), "warnings alone pass");
+    let report = stdout_json(&out);
+    let found: Vec<(String, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("lint::never-matches", 6),
+        ("lint::shadowed", 6),
+        ("lint::empty-include", 13),
+        ("lint::expensive", 16),
+    ] {
+        assert!(
+            found.contains(&(expected.0.to_string(), expected.1)),
+            "missing {expected:?} in {found:?}"
+        );
+    }
+    assert!(
+        !found
+            .iter()
+            .any(|(c, l)| c == "lint::expensive" && *l == 20),
+        "a loop over each element's own map is not a product: {found:?}"
+    );
+    assert_eq!(
+        policy(&["check", "--deny-warnings", &path], b"")
+            .status
+            .code(),
+        Some(1)
+    );
+}

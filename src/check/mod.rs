@@ -1,2 +1,3 @@
+pub mod lint;
 pub mod structure;
 pub mod types;

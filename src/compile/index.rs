@@ -30,6 +30,26 @@ pub fn discriminator(
         .find_map(|c| literal_test(c, is_payload_field))
 }
 
+/// Two literal tests in one conjunction that no value can pass together
+/// (`x == 'a' && x == 'b'`, `x == 'a' && x in ['b', 'c']`): the field and
+/// the values each test allows.
+pub fn contradiction(expr: &IdedExpr) -> Option<(String, Vec<String>, Vec<String>)> {
+    let mut conjuncts = Vec::new();
+    flatten_and(expr, &mut conjuncts);
+    let tests: Vec<Discriminator> = conjuncts
+        .into_iter()
+        .filter_map(|c| literal_test(c, &|_| true))
+        .collect();
+    for (i, a) in tests.iter().enumerate() {
+        for b in &tests[i + 1..] {
+            if a.field == b.field && !a.values.iter().any(|v| b.values.contains(v)) {
+                return Some((a.field.clone(), a.values.clone(), b.values.clone()));
+            }
+        }
+    }
+    None
+}
+
 fn flatten_and<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a IdedExpr>) {
     match &expr.expr {
         Expr::Call(call) if call.func_name == operators::LOGICAL_AND && call.target.is_none() => {

@@ -98,6 +98,9 @@ pub struct CompiledRule {
     pub order: usize,
     /// `file:line` of the rule, for explanations.
     pub origin: String,
+    /// Where the rule is, for lints that speak about whole rules.
+    pub file: std::sync::Arc<crate::diagnostic::SourceFile>,
+    pub span: Span,
     /// The deny reason or block message as written (before interpolation).
     pub reason_source: Option<String>,
     pub when: Option<Condition>,
@@ -320,6 +323,12 @@ impl RuleCompiler<'_> {
             priority: self.rule().priority.unwrap_or(0),
             order: self.loaded.order,
             origin: format!("{}:{line}", self.loaded.file.name()),
+            file: self.loaded.file.clone(),
+            span: self
+                .loaded
+                .node
+                .get("id")
+                .map_or(self.loaded.node.span, |n| n.span),
             reason_source: self
                 .rule()
                 .deny

@@ -1,0 +1,201 @@
+//! Deep lint: rules that compile but cannot do what their author meant.
+//!
+//! - `lint::never-matches`: a condition whose literal tests contradict
+//!   each other (`context_name == 'a' && context_name == 'b'`).
+//! - `lint::shadowed`: a single-valued effect (deny reason, block message,
+//!   fuel, fallback, a request or argument key) that an earlier rule with no
+//!   condition always sets first, so this one never takes effect.
+//! - `lint::empty-include`: unconditional tool includes whose intersection
+//!   is empty, so the model would be offered nothing.
+//! - `lint::expensive`: comprehensions nested inside comprehensions, which
+//!   cost the product of the list sizes on every call.
+//!
+//! All are warnings: the policy still works, just not as written.
+//! `policy check --deny-warnings` makes them failures.
+
+use crate::compile::{index, CompiledPolicy, CompiledRule, ToolPattern};
+use crate::diagnostic::Diagnostic;
+use cel::common::ast::Expr;
+
+pub fn lint(policy: &CompiledPolicy) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for rule in &policy.rules {
+        if let Some(cond) = &rule.when {
+            if let Some((field, a, b)) = index::contradiction(&cond.expr) {
+                out.push(
+                    Diagnostic::warning(
+                        "lint::never-matches",
+                        format!(
+                            "rule `{}` can never match: `{field}` cannot be {} and {} at once",
+                            rule.id,
+                            show(&a),
+                            show(&b)
+                        ),
+                    )
+                    .at(&rule.file, rule.span)
+                    .help("did you mean `||`, or `in [...]`?"),
+                );
+            }
+            if independent_nested_loop(&cond.expr, &mut Vec::new()) {
+                out.push(
+                    Diagnostic::warning(
+                        "lint::expensive",
+                        format!(
+                            "rule `{}` loops over a list inside a loop over another: its cost is the product of their sizes, on every call",
+                            rule.id
+                        ),
+                    )
+                    .at(&rule.file, rule.span)
+                    .help("compute the inner test once (e.g. collect names with map first), or narrow the outer list"),
+                );
+            }
+        }
+    }
+    for hook in policy.hooks() {
+        let rules: Vec<&CompiledRule> = policy
+            .rules
+            .iter()
+            .filter(|r| r.hooks.contains(&hook))
+            .collect();
+        shadowing(hook, &rules, &mut out);
+        empty_includes(hook, &rules, &mut out);
+    }
+    out
+}
+
+fn show(values: &[String]) -> String {
+    match values {
+        [one] => format!("'{one}'"),
+        many => format!(
+            "one of {}",
+            many.iter()
+                .map(|v| format!("'{v}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn unconditional(rule: &CompiledRule) -> bool {
+    rule.when.is_none() && rule.matchers.is_empty()
+}
+
+/// The single-valued effects a rule sets, by name.
+fn single_valued(rule: &CompiledRule) -> Vec<String> {
+    let fx = &rule.effects;
+    let mut out = Vec::new();
+    if fx.deny.is_some() {
+        out.push("the deny reason".to_string());
+    }
+    if fx.block.is_some() {
+        out.push("the block message".into());
+    }
+    if fx.fuel.is_some() {
+        out.push("`fuel`".into());
+    }
+    if fx.fallback.is_some() {
+        out.push("`fallback`".into());
+    }
+    for (k, _) in fx.request.iter().flatten() {
+        out.push(format!("`request.{k}`"));
+    }
+    for (k, _) in fx.arguments.iter().flatten() {
+        out.push(format!("`arguments.{k}`"));
+    }
+    out
+}
+
+fn shadowing(hook: &str, rules: &[&CompiledRule], out: &mut Vec<Diagnostic>) {
+    for (i, later) in rules.iter().enumerate() {
+        for effect in single_valued(later) {
+            let earlier = rules[..i]
+                .iter()
+                .find(|r| unconditional(r) && single_valued(r).contains(&effect));
+            if let Some(earlier) = earlier {
+                out.push(
+                    Diagnostic::warning(
+                        "lint::shadowed",
+                        format!(
+                            "on {hook}, {effect} of rule `{}` never takes effect: rule `{}` ({}) always sets it first",
+                            later.id, earlier.id, earlier.origin
+                        ),
+                    )
+                    .at(&later.file, later.span)
+                    .help("give this rule a lower priority, or a condition to the earlier one"),
+                );
+            }
+        }
+    }
+}
+
+fn empty_includes(hook: &str, rules: &[&CompiledRule], out: &mut Vec<Diagnostic>) {
+    // Only plain names can be intersected without a tool list.
+    let mut acc: Option<(Vec<String>, &CompiledRule)> = None;
+    for rule in rules.iter().filter(|r| unconditional(r)) {
+        let Some(include) = rule.effects.tools.as_ref().and_then(|t| t.include.as_ref()) else {
+            continue;
+        };
+        let names: Option<Vec<String>> = include
+            .iter()
+            .map(|p| match p {
+                ToolPattern::Name(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        let Some(names) = names else { continue };
+        acc = Some(match acc {
+            None => (names, rule),
+            Some((prev, first)) => {
+                let both: Vec<String> = prev.into_iter().filter(|n| names.contains(n)).collect();
+                if both.is_empty() {
+                    out.push(
+                        Diagnostic::warning(
+                            "lint::empty-include",
+                            format!("on {hook}, the includes of `{}` and `{}` have no tool in common: the model would be offered none", first.id, rule.id),
+                        )
+                        .at(&rule.file, rule.span)
+                        .help("includes intersect; list the tools both allow, or give one of the rules a condition"),
+                    );
+                }
+                (both, first)
+            }
+        });
+    }
+}
+
+/// A comprehension inside another whose range does not depend on the outer
+/// loop variable: `a.exists(x, b.exists(y, ...))` costs |a|·|b|, while
+/// `a.exists(x, x.parts.exists(...))` only walks each element's own parts.
+fn independent_nested_loop(expr: &cel::common::ast::IdedExpr, outer: &mut Vec<String>) -> bool {
+    let mut found = false;
+    crate::expr::ast::visit(expr, &mut |node| {
+        if found {
+            return;
+        }
+        if let Expr::Comprehension(c) = &node.expr {
+            if !outer.is_empty() && !mentions_any(&c.iter_range, outer) {
+                found = true;
+                return;
+            }
+            outer.push(c.iter_var.clone());
+            // Only the loop body can hold a nested loop over the outer variable.
+            if independent_nested_loop(&c.loop_step, outer)
+                || independent_nested_loop(&c.loop_cond, outer)
+            {
+                found = true;
+            }
+            outer.pop();
+        }
+    });
+    found
+}
+
+fn mentions_any(expr: &cel::common::ast::IdedExpr, names: &[String]) -> bool {
+    let mut hit = false;
+    crate::expr::ast::visit(expr, &mut |n| {
+        if let Expr::Ident(name) = &n.expr {
+            hit |= names.contains(name);
+        }
+    });
+    hit
+}
