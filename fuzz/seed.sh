@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fills fuzz/corpus/<target>/ with seeds from the repository: the shipped
+# policies, chibi's captured payloads, and the labelled shell, URL and path
+# corpora. Run from anywhere; needs jq for the payloads.
+set -euo pipefail
+cd "$(dirname "$0")"
+repo=..
+mkdir -p corpus/policy_load corpus/decide_payload corpus/shell_analyze corpus/url_path
+
+cp "$repo"/policies/*.yaml corpus/policy_load/
+
+fixtures="$repo/../shared/fixtures/chibi"
+if [ -d "$fixtures" ] && command -v jq >/dev/null; then
+  for f in "$fixtures"/*.json; do
+    jq -c .payload "$f" > "corpus/decide_payload/$(basename "$f")"
+  done
+fi
+
+# One seed per corpus line: the first column, comments and blank lines skipped.
+seed_column() { # file column target
+  local n=0
+  grep -v '^#' "$1" | grep -v '^[[:space:]]*$' | cut -f"$2" | while IFS= read -r line; do
+    n=$((n + 1))
+    printf '%s' "$line" > "corpus/$3/$(basename "$1" .tsv)-$n"
+  done
+}
+seed_column "$repo/tests/corpora/shell.tsv" 1 shell_analyze
+seed_column "$repo/tests/corpora/urls.tsv" 2 url_path
+seed_column "$repo/tests/corpora/paths.tsv" 1 url_path
+for t in corpus/*; do echo "$t: $(ls "$t" | wc -l) seeds"; done
