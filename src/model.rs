@@ -13,11 +13,13 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "hook-policy policy file")]
+#[schemars(example = example_policy())]
 pub struct PolicyFile {
     /// Format version. Always 1.
     pub version: Version,
     /// Settings that apply to the whole policy set.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"on_error": "fail_closed", "log": "decisions.jsonl"}))]
     pub settings: Option<Settings>,
     /// The rules. Each names the hook point(s) it applies to, an optional
     /// condition, and its effect.
@@ -61,6 +63,7 @@ pub struct Settings {
     /// permission handling decides. Other hooks always change nothing on error
     /// and report the problem on stderr.
     #[serde(default)]
+    #[schemars(example = &"fail_open")]
     pub on_error: Option<OnError>,
     /// Append one JSON line per decision to this file (relative paths are
     /// relative to the policy file). Records hold the hook, the decision, the
@@ -68,6 +71,7 @@ pub struct Settings {
     /// of the payload, never the payload itself. The `HOOK_POLICY_LOG`
     /// environment variable overrides it.
     #[serde(default)]
+    #[schemars(example = &"logs/decisions.jsonl")]
     pub log: Option<std::path::PathBuf>,
 }
 
@@ -83,75 +87,93 @@ pub enum OnError {
 /// One rule: where it applies, when, and what it does.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(example = example_rules()[0].clone(), example = example_rules()[1].clone(), example = example_rules()[2].clone(), example = example_rules()[3].clone())]
 pub struct Rule {
     /// Unique identifier across the whole loaded policy set. Shown in denial
     /// reasons, `--explain` output and test reports.
     #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"), length(max = 128))]
+    #[schemars(example = &"no-recursive-delete", example = &"coding.low-temperature")]
     pub id: String,
     /// What the rule is for, in words.
     #[serde(default)]
+    #[schemars(example = &"Stop recursive deletes, however they are spelt")]
     pub description: Option<String>,
     /// The hook point this rule applies to, or a list of them.
+    #[schemars(example = &"pre_shell_exec", example = serde_json::json!(["pre_file_read", "pre_file_write"]))]
     pub hook: Hooks,
     /// CEL condition over the hook payload; the rule applies only when it is
     /// true. Absent means always. Every top-level payload field is a variable,
     /// as are `payload` (the whole payload), `hook`, `harness` and
     /// `project_root`.
     #[serde(default)]
+    #[schemars(example = &"context_name == \"coding\"", example = &"tool_calls.exists(c, c.name == \"shell_exec\")")]
     pub when: Option<String>,
     /// Order among matching rules: lower first; ties keep file order (files
     /// of a directory in name order). Decides whose reason, `fuel`, `fallback`
     /// or request key wins.
     #[serde(default)]
+    #[schemars(example = -10, example = 100)]
     pub priority: Option<i64>,
     /// Match the shell command line, understood by a bash parser: every
     /// simple command in it, through `sudo`, `env`, `bash -c`, `$(...)`,
     /// pipes and lists. On `pre_shell_exec` (`command`) and `pre_tool`
     /// (`arguments.command`). Combined with `when` and the other matchers by AND.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"program": "rm", "flags": ["-r|-R|--recursive", "-f|--force"]}), example = serde_json::json!({"opaque": true}))]
     pub shell: Option<ShellMatch>,
     /// Match the URL after WHATWG normalisation (`http://2130706433/` is
     /// loopback). On `pre_fetch_url` (`url`) and `pre_tool` (`arguments.url`).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"class": ["cloud_metadata", "loopback"]}), example = serde_json::json!({"registrable_domain": "pastebin.com"}))]
     pub url: Option<UrlMatch>,
     /// Match the file path after lexical normalisation against the project
     /// root (`..`, `.`, `//`, `~`). On `pre_file_read`, `pre_file_write`
     /// (`path`) and `pre_tool` (`arguments.path`).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"glob": ["**/.env", "**/*.pem"]}), example = serde_json::json!({"inside_project": false}))]
     pub path: Option<PathMatch>,
     /// Match the content being written. On `pre_file_write` (`content`) and
     /// `pre_tool` (`arguments.content`).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"regex": "-----BEGIN [A-Z ]*PRIVATE KEY-----"}))]
     pub content: Option<ContentMatch>,
     /// Deny the operation with this reason (permission hooks only). May embed
     /// CEL as `${{ expr }}`.
     #[serde(default)]
+    #[schemars(example = &"recursive delete is not allowed", example = &"no reading ${{ path }}: it holds secrets")]
     pub deny: Option<String>,
     /// Block the tool call with this message (`pre_tool` only). May embed CEL
     /// as `${{ expr }}`.
     #[serde(default)]
+    #[schemars(example = &"shell_exec is disabled in the review context")]
     pub block: Option<String>,
     /// Replace these keys of the tool's arguments (`pre_tool` only). Values
     /// are literals, or `${{ expr }}` strings evaluated as CEL.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"timeout": 30}))]
     pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
     /// Which tools the model is offered (`pre_api_tools` only).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"include": ["update_goals", "update_reflection"]}), example = serde_json::json!({"exclude": ["shell_exec", "type:fs_write"]}))]
     pub tools: Option<ToolFilter>,
     /// Add this to the remaining fuel (negative consumes). Several matching
     /// rules sum. An integer, or a `${{ expr }}` string.
     #[serde(default)]
+    #[schemars(example = -5, example = &"${{ -size(tool_calls) }}")]
     pub fuel_delta: Option<IntOrExpr>,
     /// Set the remaining fuel to this value. An integer, or a `${{ expr }}` string.
     #[serde(default)]
+    #[schemars(example = 20)]
     pub fuel: Option<IntOrExpr>,
     /// Who gets control when the agent stops calling tools.
     #[serde(default)]
+    #[schemars(example = &"call_user")]
     pub fallback: Option<Fallback>,
     /// Keys merged into the model request body (`pre_api_request` only), such
     /// as `temperature` or `max_tokens`. Values are literals, or `${{ expr }}`
     /// strings evaluated as CEL.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"temperature": 0.1, "max_tokens": 4096}))]
     pub request: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
@@ -219,9 +241,11 @@ impl JsonSchema for HookName {
 pub struct ToolFilter {
     /// Offer only tools that match one of these. Several rules' includes intersect.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["update_goals", "file_*"]))]
     pub include: Option<Vec<String>>,
     /// Never offer tools that match one of these. Several rules' excludes unite.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["shell_exec", "type:fs_write"]))]
     pub exclude: Option<Vec<String>>,
 }
 
@@ -264,21 +288,26 @@ pub struct ShellMatch {
     /// Program name(s), compared with the basename after quotes, escapes and
     /// wrappers are removed: `/usr/bin/rm`, `'rm'`, `r\m` and `sudo rm` are all `rm`.
     #[serde(default)]
+    #[schemars(example = &"rm", example = serde_json::json!(["curl", "wget"]))]
     pub program: Option<StringList>,
     /// Flags that must all be present. Each entry lists spellings separated by
     /// `|`: `"-r|-R|--recursive"` matches `-rf`, `-fr`, `-r -f`, `--recursive`.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["-r|-R|--recursive", "-f|--force"]))]
     pub flags: Option<Vec<String>>,
     /// At least one of these flags (same spelling rules as `flags`).
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["--no-preserve-root", "--force"]))]
     pub any_flag: Option<Vec<String>>,
     /// A regex at least one argument must match, e.g. `^/$` for the root.
     #[serde(default)]
+    #[schemars(example = &"^/$", example = &"^~?/?\\.ssh(/|$)")]
     pub arg: Option<String>,
     /// Match lines whose programs cannot be known statically: a variable or
     /// substitution as the program, `eval` of non-literal text, a shell
     /// reading commands from a pipe, a parse error.
     #[serde(default)]
+    #[schemars(example = true)]
     pub opaque: Option<bool>,
 }
 
@@ -316,25 +345,32 @@ pub enum UrlClassName {
 pub struct UrlMatch {
     /// The destination is one of these classes.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["cloud_metadata", "link_local"]), example = serde_json::json!(["internal"]))]
     pub class: Option<Vec<UrlClassName>>,
     /// The host is exactly one of these names (compared normalised: lower case, IDN as punycode, no trailing dot).
     #[serde(default)]
+    #[schemars(example = &"metadata.google.internal")]
     pub host: Option<StringList>,
     /// The host is one of these domains or a subdomain of it; `example.com`
     /// matches `api.example.com` but never `evil-example.com`.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["example.com", "internal.corp"]))]
     pub domain: Option<StringList>,
     /// The host's registrable domain (by the public suffix list) is one of these.
     #[serde(default)]
+    #[schemars(example = &"pastebin.com")]
     pub registrable_domain: Option<StringList>,
     /// The scheme is one of these (lower case).
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["http", "ftp"]))]
     pub scheme: Option<StringList>,
     /// The effective port (default ports filled in) is one of these.
     #[serde(default)]
+    #[schemars(example = serde_json::json!([22, 25, 3306]))]
     pub port: Option<Vec<u16>>,
     /// A regex the URL path must match.
     #[serde(default, rename = "path_regex")]
+    #[schemars(example = &"^/(admin|internal)(/|$)")]
     pub path_regex: Option<String>,
 }
 
@@ -346,10 +382,12 @@ pub struct PathMatch {
     /// any depth, `~/.ssh/**` under the home directory, relative globs
     /// against the project root. `*` never crosses a `/`.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["**/.env", "**/*.pem", "~/.ssh/**"]))]
     pub glob: Option<StringList>,
     /// true: the path is inside the project root; false: outside it.
     /// Compared by whole components, so `/proj-evil` is outside `/proj`.
     #[serde(default)]
+    #[schemars(example = false)]
     pub inside_project: Option<bool>,
 }
 
@@ -358,6 +396,7 @@ pub struct PathMatch {
 #[serde(deny_unknown_fields)]
 pub struct ContentMatch {
     /// Regexes over the content; any may match. Null content never matches.
+    #[schemars(example = &"-----BEGIN [A-Z ]*PRIVATE KEY-----", example = &"AKIA[0-9A-Z]{16}")]
     pub regex: StringList,
 }
 
@@ -400,6 +439,51 @@ impl Fallback {
             Fallback::CallAgent => "call_agent",
         }
     }
+}
+
+/// Whole rules shown as examples in the schema; a test checks each one
+/// loads cleanly with `policy check`.
+fn example_rules() -> [serde_json::Value; 4] {
+    [
+        serde_json::json!({
+            "id": "no-recursive-delete",
+            "hook": "pre_shell_exec",
+            "shell": { "program": "rm", "flags": ["-r|-R|--recursive", "-f|--force"] },
+            "deny": "recursive delete is not allowed"
+        }),
+        serde_json::json!({
+            "id": "safe-context-tools",
+            "hook": "pre_api_tools",
+            "when": "context_name == \"safe\"",
+            "tools": { "include": ["update_goals", "update_reflection"] }
+        }),
+        serde_json::json!({
+            "id": "shell-costs-fuel",
+            "hook": "post_tool_batch",
+            "when": "tool_calls.exists(c, c.name == \"shell_exec\")",
+            "fuel_delta": -5,
+            "fallback": "call_user"
+        }),
+        serde_json::json!({
+            "id": "coding-temperature",
+            "hook": "pre_api_request",
+            "when": "context_name == \"coding\"",
+            "request": { "temperature": 0.1 }
+        }),
+    ]
+}
+
+fn example_policy() -> serde_json::Value {
+    serde_json::json!({
+        "version": 1,
+        "settings": { "on_error": "fail_closed" },
+        "rules": [example_rules()[0].clone(), {
+            "id": "no-metadata-fetch",
+            "hook": "pre_fetch_url",
+            "url": { "class": ["cloud_metadata"] },
+            "deny": "cloud metadata endpoints hold credentials"
+        }]
+    })
 }
 
 /// The JSON Schema of the policy format (2020-12), as committed in `schema/`.

@@ -296,6 +296,112 @@ fn every_schema_property_is_documented() {
     );
 }
 
+/// Editors show schema examples as completions: each must be valid where it
+/// stands, and each whole-rule or whole-file example must pass `policy check`.
+#[test]
+fn every_schema_example_is_valid_and_whole_examples_load() {
+    let text = std::fs::read_to_string(repo().join("schema/policy.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    // Where each definition sits in a policy file, to place a field example.
+    let place = |def: &str, prop: &str, example: &Value| -> Value {
+        let mut inner = serde_json::Map::new();
+        inner.insert(prop.to_string(), example.clone());
+        let inner = Value::Object(inner);
+        let rule = |extra: (&str, Value)| {
+            let mut r = serde_json::json!({ "id": "example", "hook": "pre_tool" });
+            r[extra.0] = extra.1;
+            serde_json::json!({ "version": 1, "rules": [r] })
+        };
+        match def {
+            "" => {
+                let mut doc = serde_json::json!({ "version": 1 });
+                doc[prop] = example.clone();
+                doc
+            }
+            "Settings" => serde_json::json!({ "version": 1, "settings": inner }),
+            "Rule" => rule((prop, example.clone())),
+            "ShellMatch" => rule(("shell", inner)),
+            "UrlMatch" => rule(("url", inner)),
+            "PathMatch" => rule(("path", inner)),
+            "ToolFilter" => rule(("tools", inner)),
+            "ContentMatch" => rule(("content", inner)),
+            other => panic!("no placement for examples of {other}; add one to this test"),
+        }
+    };
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    let mut objects = vec![("".to_string(), &schema)];
+    for (name, def) in schema["$defs"].as_object().unwrap() {
+        objects.push((name.clone(), def));
+    }
+    for (def, obj) in &objects {
+        let Some(props) = obj.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        for (prop, sub) in props {
+            let examples = sub.get("examples").and_then(Value::as_array);
+            match examples {
+                None if ["version", "rules"].contains(&prop.as_str()) => {}
+                None => missing.push(format!("{def}.{prop}")),
+                Some(list) => {
+                    for example in list {
+                        let doc = place(def, prop, example);
+                        let errors: Vec<String> =
+                            validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+                        assert!(
+                            errors.is_empty(),
+                            "example {example} of {def}.{prop}: {errors:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "properties without examples: {missing:?}"
+    );
+    assert!(checked > 40, "only {checked} field examples");
+
+    // Whole examples go through the real linter, warnings included.
+    let dir = TempDir::new("schema-examples");
+    let mut files = Vec::new();
+    for (i, example) in schema["examples"].as_array().unwrap().iter().enumerate() {
+        files.push(dir.write(
+            &format!("file{i}.yaml"),
+            &serde_json::to_string_pretty(example).unwrap(),
+        ));
+    }
+    for (i, rule) in schema["$defs"]["Rule"]["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let doc = serde_json::json!({ "version": 1, "rules": [rule] });
+        files.push(dir.write(
+            &format!("rule{i}.yaml"),
+            &serde_json::to_string_pretty(&doc).unwrap(),
+        ));
+    }
+    assert!(files.len() >= 5);
+    for file in files {
+        let out = policy(
+            &["check", "--deny-warnings", &file.display().to_string()],
+            b"",
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
 /// The hook path parses with the fast parser and `policy check` with the
 /// reference one: they must build the same tree for every shipped expression.
 #[test]
@@ -493,6 +599,43 @@ fn conditions_are_type_checked_against_the_hook_payloads() {
         .find(|d| d["code"] == "cel::unknown-variable")
         .unwrap();
     assert_eq!(unknown["help"], "did you mean `message`?");
+}
+
+#[test]
+fn comparisons_and_fuel_values_are_type_checked_through_the_cli() {
+    let dir = TempDir::new("types2");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_agentic_loop\n    when: has(payload.fuel_remaining) && fuel_remaining == \"5\"\n    fallback: call_user\n  - id: b\n    hook: post_tool_batch\n    fuel_delta: ${{ 'five' }}\n",
+    );
+    let out = policy(
+        &["check", "--format", "json", &p.display().to_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = stdout_json(&out);
+    let diags = report["diagnostics"].as_array().unwrap();
+    let find = |code: &str| {
+        diags
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("no {code} in {diags:?}"))
+    };
+    let cmp = find("cel::wrong-type");
+    assert_eq!(
+        (cmp["line"].as_u64(), cmp["column"].as_u64()),
+        (Some(5), Some(57))
+    );
+    assert!(
+        cmp["message"].as_str().unwrap().contains("always false"),
+        "{cmp}"
+    );
+    assert!(
+        cmp["help"].as_str().unwrap().contains("without quotes"),
+        "{cmp}"
+    );
+    let int = find("cel::not-integer");
+    assert_eq!(int["line"].as_u64(), Some(9));
 }
 
 #[test]

@@ -7,7 +7,11 @@
 //! - variables and fields that do not exist (with "did you mean"),
 //! - optional fields read without a `has()` guard (warning),
 //! - string functions called on values known not to be strings,
-//! - conditions that cannot be boolean.
+//! - comparisons and arithmetic between values of types that never fit
+//!   (`fuel_remaining == "5"` is always false; `command < 3` fails at run
+//!   time, which a permission hook turns into a deny),
+//! - conditions that cannot be boolean, and `fuel`/`fuel_delta` values that
+//!   cannot be integers.
 //!
 //! Types it cannot know (inside a free-form map such as `arguments`, or
 //! after an arithmetic operation) become `Dyn` and are never reported: the
@@ -58,6 +62,17 @@ impl Known {
             Known::Map => "map".into(),
             Known::Dyn => "dyn".into(),
         }
+    }
+
+    /// The type name with its article, for messages: "an int", "a string".
+    fn a_name(&self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name}")
     }
 
     /// The join of two branches: equal types stay, anything else is `Dyn`.
@@ -153,8 +168,19 @@ impl Scope {
     }
 }
 
-/// Checks a condition; `want_bool` for `when`.
-pub fn check(expr: &IdedExpr, scope: &Scope, want_bool: bool) -> Vec<TypeProblem> {
+/// What the whole expression must evaluate to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// A `when` condition.
+    Bool,
+    /// A `fuel` or `fuel_delta` value.
+    Int,
+    /// Reason texts and request values: anything goes.
+    Any,
+}
+
+/// Checks one expression against the scope of its rule.
+pub fn check(expr: &IdedExpr, scope: &Scope, want: Want) -> Vec<TypeProblem> {
     let mut guarded = guarded_fields(expr);
     guarded.extend(scope.present.iter().map(|f| f.to_string()));
     let mut checker = Checker {
@@ -164,12 +190,25 @@ pub fn check(expr: &IdedExpr, scope: &Scope, want_bool: bool) -> Vec<TypeProblem
         guarded,
     };
     let ty = checker.infer(expr);
-    if want_bool && !matches!(ty, Known::Bool | Known::Dyn) {
+    if want == Want::Bool && !matches!(ty, Known::Bool | Known::Dyn) {
         checker.problems.push(TypeProblem {
             node_id: expr.id,
             code: "cel::not-boolean",
-            message: format!("the condition is a {}, not true or false", ty.name()),
+            message: format!("the condition is {}, not true or false", ty.a_name()),
             help: Some("compare it: e.g. `x == \"value\"`, `size(x) > 0`, `has(payload.x)`".into()),
+            warning: false,
+        });
+    }
+    if want == Want::Int && !matches!(ty, Known::Int | Known::Dyn) {
+        checker.problems.push(TypeProblem {
+            node_id: expr.id,
+            code: "cel::not-integer",
+            message: format!("the value is {}, not an integer", ty.a_name()),
+            help: Some(match ty {
+                Known::Double => "round it with int(...), e.g. `${{ int(x / 2.0) }}`".into(),
+                Known::Str => "convert it with int(...) if it holds digits".into(),
+                _ => "fuel values are whole numbers, e.g. `${{ -size(tool_calls) }}`".into(),
+            }),
             warning: false,
         });
     }
@@ -355,7 +394,7 @@ impl Checker<'_> {
                 self.problem(
                     e,
                     "cel::no-fields",
-                    format!("a {} has no field `{field}`", other.name()),
+                    format!("{} has no field `{field}`", other.a_name()),
                     None,
                     false,
                 );
@@ -369,17 +408,92 @@ impl Checker<'_> {
         let args: Vec<Known> = call.args.iter().map(|a| self.infer(a)).collect();
         let name = call.func_name.as_str();
         match name {
-            operators::LOGICAL_AND
-            | operators::LOGICAL_OR
-            | operators::LOGICAL_NOT
-            | operators::EQUALS
-            | operators::NOT_EQUALS
-            | operators::LESS
+            operators::LOGICAL_AND | operators::LOGICAL_OR | operators::LOGICAL_NOT => {
+                for (arg, t) in call.args.iter().zip(&args) {
+                    if !matches!(t, Known::Bool | Known::Dyn) {
+                        self.problem(
+                            arg,
+                            "cel::wrong-type",
+                            format!(
+                                "`{}` needs true or false, not {}",
+                                logical_symbol(name),
+                                t.a_name()
+                            ),
+                            Some("compare it first, e.g. `size(x) > 0` or `x != \"\"`".into()),
+                            false,
+                        );
+                    }
+                }
+                Known::Bool
+            }
+            operators::EQUALS | operators::NOT_EQUALS => {
+                if let [a, b] = args.as_slice() {
+                    if !comparable_for_equality(a, b) {
+                        self.problem(
+                            e,
+                            "cel::wrong-type",
+                            format!(
+                                "{} is never equal to {}: this comparison is always {}",
+                                a.a_name(),
+                                b.a_name(),
+                                if name == operators::EQUALS {
+                                    "false"
+                                } else {
+                                    "true"
+                                }
+                            ),
+                            Some(conversion_hint(a, b)),
+                            false,
+                        );
+                    }
+                }
+                Known::Bool
+            }
+            operators::LESS
             | operators::LESS_EQUALS
             | operators::GREATER
-            | operators::GREATER_EQUALS
-            | operators::IN
-            | operators::NOT_STRICTLY_FALSE => Known::Bool,
+            | operators::GREATER_EQUALS => {
+                if let [a, b] = args.as_slice() {
+                    if !orderable(a, b) {
+                        self.problem(
+                            e,
+                            "cel::wrong-type",
+                            format!(
+                                "{} cannot be ordered against {}: this fails at run time",
+                                a.a_name(),
+                                b.a_name()
+                            ),
+                            Some(conversion_hint(a, b)),
+                            false,
+                        );
+                    }
+                }
+                Known::Bool
+            }
+            operators::IN => {
+                if let [elem, container] = args.as_slice() {
+                    let fits = match container {
+                        Known::List(inner) => comparable_for_equality(elem, inner),
+                        Known::Map | Known::Object(_) => matches!(elem, Known::Str | Known::Dyn),
+                        Known::Dyn => true,
+                        _ => false,
+                    };
+                    if !fits {
+                        self.problem(
+                            e,
+                            "cel::wrong-type",
+                            format!("{} is never in {}", elem.a_name(), container.a_name()),
+                            match container {
+                                Known::Str => Some("for text, use `x.contains(y)`".into()),
+                                _ => Some(conversion_hint(elem, container)),
+                            },
+                            false,
+                        );
+                    }
+                }
+                Known::Bool
+            }
+            operators::NOT_STRICTLY_FALSE => Known::Bool,
             operators::CONDITIONAL => {
                 let mut it = args.into_iter().skip(1);
                 match (it.next(), it.next()) {
@@ -390,18 +504,61 @@ impl Checker<'_> {
             operators::ADD => match args.as_slice() {
                 [Known::Str, Known::Str] => Known::Str,
                 [Known::Int, Known::Int] => Known::Int,
+                [Known::Double, Known::Double] => Known::Double,
                 [Known::List(a), Known::List(_)] => Known::List(a.clone()),
+                [a, b] if is_scalar(a) && is_scalar(b) => {
+                    self.problem(
+                        e,
+                        "cel::wrong-type",
+                        format!(
+                            "cannot add {} and {}: this fails at run time",
+                            a.a_name(),
+                            b.a_name()
+                        ),
+                        Some(conversion_hint(a, b)),
+                        false,
+                    );
+                    Known::Dyn
+                }
                 _ => Known::Dyn,
             },
             operators::SUBSTRACT
             | operators::MULTIPLY
             | operators::DIVIDE
             | operators::MODULO
-            | operators::NEGATE => match args.first() {
-                Some(Known::Int) => Known::Int,
-                Some(Known::Double) => Known::Double,
-                _ => Known::Dyn,
-            },
+            | operators::NEGATE => {
+                for (arg, t) in call.args.iter().zip(&args) {
+                    if !matches!(t, Known::Int | Known::Double | Known::Dyn) {
+                        self.problem(
+                            arg,
+                            "cel::wrong-type",
+                            format!("arithmetic needs numbers, not {}", t.a_name()),
+                            Some("for a count, use size(x); for digits in text, int(x)".into()),
+                            false,
+                        );
+                    }
+                }
+                match args.as_slice() {
+                    [Known::Int] | [Known::Int, Known::Int] => Known::Int,
+                    [Known::Double] | [Known::Double, Known::Double] => Known::Double,
+                    [a, b] if is_number(a) && is_number(b) && a != b => {
+                        // CEL has no implicit int/double arithmetic.
+                        self.problem(
+                            e,
+                            "cel::wrong-type",
+                            format!(
+                                "CEL does not mix {} and {} in arithmetic: this fails at run time",
+                                a.a_name(),
+                                b.a_name()
+                            ),
+                            Some("convert one side: int(x) or double(x)".into()),
+                            false,
+                        );
+                        Known::Dyn
+                    }
+                    _ => Known::Dyn,
+                }
+            }
             operators::INDEX => match args.first() {
                 Some(Known::List(inner)) => (**inner).clone(),
                 _ => Known::Dyn,
@@ -414,7 +571,7 @@ impl Checker<'_> {
                         self.problem(
                             subject_node,
                             "cel::wrong-type",
-                            format!("`{name}` works on strings, not on a {}", t.name()),
+                            format!("`{name}` works on strings, not on {}", t.a_name()),
                             None,
                             false,
                         );
@@ -440,7 +597,7 @@ impl Checker<'_> {
                         self.problem(
                             subject_node,
                             "cel::wrong-type",
-                            format!("`{name}` works on strings, not on a {}", t.name()),
+                            format!("`{name}` works on strings, not on {}", t.a_name()),
                             Some(match t {
                                 Known::List(_) => format!("for a list, test its elements: list.exists(x, x.{name}(...)), or use `in`"),
                                 _ => "convert it first, e.g. string(x)".into(),
@@ -461,6 +618,57 @@ impl Checker<'_> {
     }
 }
 
+fn is_number(t: &Known) -> bool {
+    matches!(t, Known::Int | Known::Double)
+}
+
+fn is_scalar(t: &Known) -> bool {
+    matches!(t, Known::Int | Known::Double | Known::Str | Known::Bool)
+}
+
+/// CEL equality across types is defined (ints and doubles compare by value)
+/// but a string never equals a number: flag only pairs that are known and
+/// can never be equal.
+fn comparable_for_equality(a: &Known, b: &Known) -> bool {
+    match (a, b) {
+        (Known::Dyn, _) | (_, Known::Dyn) | (Known::Null, _) | (_, Known::Null) => true,
+        (x, y) if is_number(x) && is_number(y) => true,
+        (Known::List(x), Known::List(y)) => comparable_for_equality(x, y),
+        (Known::Map | Known::Object(_), Known::Map | Known::Object(_)) => true,
+        (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
+    }
+}
+
+/// Ordering is defined between numbers, between strings and between bools.
+fn orderable(a: &Known, b: &Known) -> bool {
+    match (a, b) {
+        (Known::Dyn, Known::Dyn) => true,
+        (Known::Dyn, x) | (x, Known::Dyn) => is_scalar(x),
+        (x, y) if is_number(x) && is_number(y) => true,
+        (Known::Str, Known::Str) | (Known::Bool, Known::Bool) => true,
+        _ => false,
+    }
+}
+
+fn conversion_hint(a: &Known, b: &Known) -> String {
+    let pair = |x: &Known, y: &Known| matches!((x, y), (Known::Str, k) if is_number(k));
+    if pair(a, b) || pair(b, a) {
+        "compare like with like: write the number without quotes, or convert with int(x) / string(x)".into()
+    } else if matches!(a, Known::List(_)) || matches!(b, Known::List(_)) {
+        "for a list, test its elements: list.exists(x, x == ...), or use size(list)".into()
+    } else {
+        "compare values of the same type".into()
+    }
+}
+
+fn logical_symbol(name: &str) -> &'static str {
+    match name {
+        operators::LOGICAL_AND => "&&",
+        operators::LOGICAL_OR => "||",
+        _ => "!",
+    }
+}
+
 fn root_name(expr: &IdedExpr) -> Option<&str> {
     match &expr.expr {
         Expr::Ident(n) => Some(n),
@@ -476,7 +684,7 @@ mod tests {
     fn problems(src: &str, hooks: &[&str]) -> Vec<(&'static str, String)> {
         let program = crate::expr::compile(src).unwrap();
         let scope = Scope::new(hooks.iter().map(|h| catalogue::hook(h).unwrap()).collect());
-        check(program.expression(), &scope, true)
+        check(program.expression(), &scope, Want::Bool)
             .into_iter()
             .map(|p| (p.code, p.message))
             .collect()
@@ -541,6 +749,70 @@ mod tests {
         assert_eq!(
             problems("size(command)", &["pre_shell_exec"])[0].0,
             "cel::not-boolean"
+        );
+    }
+
+    #[test]
+    fn comparisons_must_fit_the_field_types() {
+        for (src, hook) in [
+            (
+                "has(payload.fuel_remaining) && fuel_remaining == '5'",
+                "pre_agentic_loop",
+            ),
+            (
+                "has(payload.fuel_remaining) && fuel_remaining < 'low'",
+                "pre_agentic_loop",
+            ),
+            ("command > 3", "pre_shell_exec"),
+            ("command in 3", "pre_shell_exec"),
+            ("3 in tool_calls", "post_tool_batch"),
+            ("command + 1 == 'x'", "pre_shell_exec"),
+            ("size(command) - 'a' > 0", "pre_shell_exec"),
+            ("command && true", "pre_shell_exec"),
+            ("size(command) * 1.5 > 2.0", "pre_shell_exec"),
+        ] {
+            let p = problems(src, &[hook]);
+            assert!(
+                p.iter().any(|(c, _)| *c == "cel::wrong-type"),
+                "{src}: {p:?}"
+            );
+        }
+        // Mixed int/double comparisons are fine in CEL; so is anything unknown.
+        for (src, hook) in [
+            (
+                "has(payload.fuel_remaining) && fuel_remaining < 2.5",
+                "pre_agentic_loop",
+            ),
+            ("arguments.count > 3", "pre_tool"),
+            ("'x' in arguments", "pre_tool"),
+            ("tool_name in ['a', 'b']", "pre_tool"),
+            ("size(command) * 2 > 10", "pre_shell_exec"),
+        ] {
+            assert_eq!(problems(src, &[hook]), vec![], "{src}");
+        }
+    }
+
+    #[test]
+    fn fuel_values_must_be_integers() {
+        let check_int = |src: &str, hook: &str| {
+            let program = crate::expr::compile(src).unwrap();
+            let scope = Scope::new(vec![catalogue::hook(hook).unwrap()]);
+            check(program.expression(), &scope, Want::Int)
+                .into_iter()
+                .map(|p| p.code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            check_int("-size(tool_calls)", "post_tool_batch"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            check_int("'five'", "post_tool_batch"),
+            vec!["cel::not-integer"]
+        );
+        assert_eq!(
+            check_int("double(size(tool_calls)) / 2.0", "post_tool_batch"),
+            vec!["cel::not-integer"]
         );
     }
 }

@@ -857,7 +857,15 @@ impl RuleCompiler<'_> {
             }
         }
         let scope = crate::check::types::Scope::new(hooks).with_present(present);
-        let problems = crate::check::types::check(program.expression(), &scope, key == "when");
+        let problems = crate::check::types::check(
+            program.expression(),
+            &scope,
+            match key {
+                "when" => crate::check::types::Want::Bool,
+                "fuel" | "fuel_delta" => crate::check::types::Want::Int,
+                _ => crate::check::types::Want::Any,
+            },
+        );
         let mut ok = true;
         for p in problems {
             let (start, stop) = program
