@@ -25,3 +25,4 @@ pub mod render;
 pub mod shell;
 pub mod testing;
 pub mod url_class;
+pub mod watchdog;

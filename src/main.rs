@@ -133,8 +133,10 @@ fn main() -> ExitCode {
                 &manifest,
                 &inv,
                 &mut std::io::stdin().lock(),
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
+                // Not locked for the whole call: the deadline watchdog may
+                // need to print the reply instead (see src/watchdog.rs).
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
             );
             return ExitCode::from(code as u8);
         }

@@ -17,6 +17,7 @@ use crate::decision_log;
 use crate::engine::{self, failure_mode, Outcome, Prepared};
 use crate::eval::{DecideContext, Decision};
 use crate::model::OnError;
+use crate::watchdog::{self, Watchdog};
 use serde_json::{json, Map, Value as Json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -253,7 +254,23 @@ pub fn run_plugin(
             let _ = writeln!(stdout, "{{}}");
             return 0;
         };
-        let reply = hook_call(manifest, hook, &input, &inv.project_root);
+        let deadline = Watchdog::deadline_from_env();
+        let watchdog = Watchdog::arm(
+            deadline,
+            Box::new(move |on_error| {
+                let message = format!(
+                    "the decision took longer than {} ms (limit exceeded; {} sets it)",
+                    deadline.as_millis(),
+                    watchdog::ENV_VAR
+                );
+                let r = failure_reply(hook, failure_mode(hook, on_error), &message);
+                (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
+            }),
+        );
+        let reply = hook_call(manifest, hook, &input, &inv.project_root, Some(&watchdog));
+        if !watchdog.claim() {
+            watchdog.yield_forever();
+        }
         for line in &reply.stderr {
             let _ = writeln!(stderr, "{line}");
         }
@@ -272,9 +289,10 @@ pub fn hook_call(
     hook: &HookPoint,
     input: &Result<Vec<u8>, String>,
     project_root: &str,
+    watchdog: Option<&Watchdog>,
 ) -> Reply {
     let started = std::time::Instant::now();
-    let (mut reply, facts) = decide_call(manifest, hook, input, project_root);
+    let (mut reply, facts) = decide_call(manifest, hook, input, project_root, watchdog);
     let log = std::env::var_os(decision_log::ENV_VAR)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -331,9 +349,15 @@ fn decide_call(
     hook: &HookPoint,
     input: &Result<Vec<u8>, String>,
     project_root: &str,
+    watchdog: Option<&Watchdog>,
 ) -> (Reply, CallFacts) {
     let policy = match engine::prepare(&manifest.policy, Some(hook.name)) {
-        Prepared::Ready(p) => p,
+        Prepared::Ready(p) => {
+            if let Some(w) = watchdog {
+                w.set_on_error(p.on_error);
+            }
+            p
+        }
         Prepared::Broken { message, .. } => {
             let message = format!("the policy does not load: {message}");
             let reply = reply(hook, &Outcome::Failed(message.clone()), None, None);
