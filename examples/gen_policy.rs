@@ -1,10 +1,12 @@
 //! Writes a generated policy of N rules to stdout, for benchmarks:
 //! `cargo run --release --example gen_policy -- 10000 > big.yaml`.
 //!
-//! The mix imitates a large real policy: most rules discriminate on a
-//! literal (`tool_name`, `context_name`) and so are indexed; some scan the
-//! command, the path or the URL and are evaluated for every payload of their
-//! hook.
+//! The mix imitates a large real policy: CEL conditions on the tool name
+//! and the context, substring tests on the command and the URL, and shell
+//! (program + flags), path (glob) and URL (domain) matchers. None of the
+//! generated rules matches the captured chibi payloads, so a decision
+//! visits every rule the index cannot rule out: the worst case for a set
+//! of that size.
 
 fn main() {
     let n: usize = std::env::args()
@@ -18,20 +20,26 @@ pub fn generate(n: usize) -> String {
     let mut out = String::from("version: 1\nrules:\n");
     for i in 0..n {
         let rule = match i % 10 {
-            0..=3 => format!(
+            0..=2 => format!(
                 "  - id: tool-{i}\n    hook: pre_tool\n    when: tool_name == 'tool_{i}' && has(arguments.force) && arguments.force == true\n    block: \"tool_{i} may not be forced\"\n"
             ),
-            4 | 5 => format!(
+            3 => format!(
                 "  - id: ctx-{i}\n    hook: pre_api_tools\n    when: context_name == 'ctx_{i}'\n    tools: {{ exclude: [\"tool_{i}\", \"type:shell\"] }}\n"
             ),
-            6 => format!(
+            4 => format!(
                 "  - id: shell-{i}\n    hook: pre_shell_exec\n    when: command.contains('danger_{i} ')\n    deny: \"danger_{i} is not allowed\"\n"
             ),
+            5 => format!(
+                "  - id: prog-{i}\n    hook: pre_shell_exec\n    shell: {{ program: prog_{i}, flags: [\"-f|--force\"] }}\n    deny: \"prog_{i} --force is not allowed\"\n"
+            ),
+            6 => format!(
+                "  - id: path-{i}\n    hook: pre_file_read\n    path: {{ glob: \"/secret/{i}/**\" }}\n    deny: \"secret {i}\"\n"
+            ),
             7 => format!(
-                "  - id: path-{i}\n    hook: pre_file_read\n    when: path.startsWith('/secret/{i}/')\n    deny: \"secret {i}\"\n"
+                "  - id: host-{i}\n    hook: pre_fetch_url\n    url: {{ domain: internal-{i}.example }}\n    deny: \"internal host {i}\"\n"
             ),
             8 => format!(
-                "  - id: url-{i}\n    hook: pre_fetch_url\n    when: has(payload.url) && url.contains('internal-{i}.')\n    deny: \"internal host {i}\"\n"
+                "  - id: url-{i}\n    hook: pre_fetch_url\n    when: has(payload.url) && url.contains('/api/v{i}/')\n    deny: \"api {i}\"\n"
             ),
             _ => format!(
                 "  - id: temp-{i}\n    hook: pre_api_request\n    when: context_name == 'ctx_{i}'\n    request: {{ temperature: 0.{} }}\n",

@@ -89,6 +89,12 @@ pub struct ShellMatcher {
 }
 
 impl ShellMatcher {
+    /// The programs one of which must run for this matcher to match, or
+    /// `None` when it can match otherwise (no `program`, or `opaque: true`).
+    pub fn required_programs(&self) -> Option<&[String]> {
+        (!self.opaque && !self.programs.is_empty()).then_some(self.programs.as_slice())
+    }
+
     fn has_command_criteria(&self) -> bool {
         !self.programs.is_empty()
             || !self.flags.is_empty()
@@ -162,7 +168,45 @@ fn class_name(class: UrlClass) -> Option<UrlClassName> {
     })
 }
 
+/// What a URL matcher requires of the host, for indexing.
+pub enum HostKeys {
+    /// The normalised host must be one of these.
+    Exact(Vec<String>),
+    /// The normalised host must be one of these or a subdomain of one.
+    Domains(Vec<String>),
+}
+
 impl UrlMatcher {
+    /// The hosts or domains one of which the URL's host must be, normalised
+    /// as [`url_class::host_matches`] normalises them; `None` when the
+    /// matcher can match other hosts (no host criteria, or wildcard, CIDR
+    /// or unparsable entries, which are left to the matcher itself).
+    pub fn host_keys(&self) -> Option<HostKeys> {
+        let plain = |entries: &[String]| -> Option<Vec<String>> {
+            entries
+                .iter()
+                .map(|e| {
+                    let e = e.trim().trim_start_matches('.');
+                    if e.contains(['*', '/']) {
+                        return None;
+                    }
+                    url_class::normalize_host_text(e)
+                })
+                .collect()
+        };
+        if !self.domains.is_empty() {
+            if let Some(keys) = plain(&self.domains) {
+                return Some(HostKeys::Domains(keys));
+            }
+        }
+        if !self.hosts.is_empty() && self.hosts.iter().all(|h| !h.trim().starts_with('.')) {
+            if let Some(keys) = plain(&self.hosts) {
+                return Some(HostKeys::Exact(keys));
+            }
+        }
+        None
+    }
+
     pub fn matches(&self, info: &UrlInfo) -> Option<String> {
         let class_ok =
             self.classes.is_empty() || self.classes.iter().any(|c| class_matches(*c, info.class));
@@ -215,6 +259,11 @@ pub struct PathMatcher {
 }
 
 impl PathMatcher {
+    /// The globs one of which the path must match, for indexing.
+    pub fn required_globs(&self) -> Option<&[String]> {
+        (!self.globs.is_empty()).then_some(self.globs.as_slice())
+    }
+
     pub fn matches(
         &self,
         info: &paths::PathInfo,

@@ -6,6 +6,11 @@
 //! value and never evaluates it for other payloads. The full condition is
 //! still evaluated for candidates: the index only ever removes rules that
 //! could not match, so it cannot change a decision.
+//!
+//! The second kind is a required substring (`command.contains("curl ")`,
+//! `path.startsWith("/etc/")`): all such literals of a hook go into one
+//! Aho-Corasick automaton, so one pass over the field finds every rule that
+//! can still match, however many there are.
 
 use cel::common::ast::{operators, Expr, IdedExpr, LiteralValue};
 
@@ -14,6 +19,25 @@ use cel::common::ast::{operators, Expr, IdedExpr, LiteralValue};
 pub struct Discriminator {
     pub field: String,
     pub values: Vec<String>,
+}
+
+/// `field` must contain `literal` for the condition to hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubstringTest {
+    pub field: String,
+    pub literal: String,
+}
+
+/// Whether a payload field can carry a discriminator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldUse {
+    /// A string every hook of the rule always sends.
+    Always,
+    /// A string that may be absent: usable only next to `has(payload.x)`,
+    /// which makes the conjunction false (not an error) when it is absent.
+    Optional,
+    /// Anything else.
+    No,
 }
 
 /// Finds the first discriminator in a condition's top-level conjunction.
@@ -28,6 +52,52 @@ pub fn discriminator(
     conjuncts
         .into_iter()
         .find_map(|c| literal_test(c, is_payload_field))
+}
+
+/// Finds a required substring in a condition's top-level conjunction: the
+/// longest literal of `F.contains(L)`, `F.startsWith(L)`, `F.endsWith(L)`
+/// (the longest is the rarest, so the most selective).
+pub fn substring_test(
+    expr: &IdedExpr,
+    field_use: &dyn Fn(&str) -> FieldUse,
+) -> Option<SubstringTest> {
+    let mut conjuncts = Vec::new();
+    flatten_and(expr, &mut conjuncts);
+    let guarded: Vec<&str> = conjuncts
+        .iter()
+        .filter_map(|c| match &c.expr {
+            Expr::Select(s) if s.test => match &s.operand.expr {
+                Expr::Ident(root) if root == "payload" => Some(s.field.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    conjuncts
+        .iter()
+        .filter_map(|c| {
+            let Expr::Call(call) = &c.expr else {
+                return None;
+            };
+            if !matches!(
+                call.func_name.as_str(),
+                "contains" | "startsWith" | "endsWith"
+            ) {
+                return None;
+            }
+            let field = field_name(call.target.as_deref()?)?;
+            let [arg] = call.args.as_slice() else {
+                return None;
+            };
+            let literal = string_literal(arg)?;
+            let usable = match field_use(&field) {
+                FieldUse::Always => true,
+                FieldUse::Optional => guarded.contains(&field.as_str()),
+                FieldUse::No => false,
+            };
+            (usable && !literal.is_empty()).then_some(SubstringTest { field, literal })
+        })
+        .max_by_key(|t| t.literal.len())
 }
 
 /// Two literal tests in one conjunction that no value can pass together
@@ -147,6 +217,46 @@ mod tests {
                 values: vec!["a".into(), "b".into()]
             })
         );
+    }
+
+    fn substring(src: &str) -> Option<SubstringTest> {
+        let program = crate::expr::compile(src).unwrap();
+        substring_test(program.expression(), &|f| match f {
+            "command" => FieldUse::Always,
+            "url" => FieldUse::Optional,
+            _ => FieldUse::No,
+        })
+    }
+
+    #[test]
+    fn finds_required_substrings() {
+        let t = |field: &str, literal: &str| {
+            Some(SubstringTest {
+                field: field.into(),
+                literal: literal.into(),
+            })
+        };
+        assert_eq!(
+            substring("command.contains('curl ')"),
+            t("command", "curl ")
+        );
+        assert_eq!(
+            substring("command.startsWith('git') && payload.command.endsWith(' --force')"),
+            t("command", " --force")
+        );
+        assert_eq!(
+            substring("has(payload.url) && url.contains('/admin')"),
+            t("url", "/admin")
+        );
+        // Unguarded optional fields, empty literals, disjunctions, negations: no.
+        assert_eq!(substring("url.contains('/admin')"), None);
+        assert_eq!(substring("command.contains('')"), None);
+        assert_eq!(
+            substring("command.contains('a') || command.contains('b')"),
+            None
+        );
+        assert_eq!(substring("!command.contains('a')"), None);
+        assert_eq!(substring("other.contains('a')"), None);
     }
 
     #[test]

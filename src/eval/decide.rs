@@ -101,7 +101,8 @@ pub fn decide(
     let Some(plan) = policy.plan(hook) else {
         return decision;
     };
-    let candidates = plan.candidates(payload);
+    let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
+    let candidates = plan.candidates(payload, &subjects);
     decision.rules_for_hook = plan.rule_count();
     decision.candidates = candidates.len();
     let resolver = PayloadResolver {
@@ -110,7 +111,6 @@ pub fn decide(
         harness: ctx.harness,
         project_root: ctx.project_root,
     };
-    let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
     for index in candidates {
         let rule = &policy.rules[index];
         let mut trace = RuleTrace {

@@ -130,6 +130,40 @@ impl PathGlobSet {
         }
     }
 
+    /// The indexes of every pattern that matches `normalized_path`, in
+    /// ascending order (for indexing many rules' globs in one set).
+    pub fn matches_all(&self, normalized_path: &str) -> Vec<usize> {
+        let owned;
+        let path = if is_normalized(normalized_path) {
+            normalized_path
+        } else {
+            owned = normalize(normalized_path, &self.root, self.home.as_deref());
+            owned.as_str()
+        };
+        let mut out: Vec<usize> = Vec::new();
+        if !self.absolute.is_empty() {
+            out.extend(
+                self.absolute
+                    .matches_candidate(&Candidate::new(path))
+                    .into_iter()
+                    .filter_map(|g| self.absolute_owner.get(g).copied()),
+            );
+        }
+        if let Some(rel) = self.relative_to_root(path) {
+            if !self.relative.is_empty() {
+                out.extend(
+                    self.relative
+                        .matches_candidate(&Candidate::new(rel))
+                        .into_iter()
+                        .filter_map(|g| self.relative_owner.get(g).copied()),
+                );
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     fn relative_to_root<'p>(&self, path: &'p str) -> Option<&'p str> {
         if self.root == "/" {
             return Some(&path[1..]);

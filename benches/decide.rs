@@ -1,0 +1,124 @@
+//! Warm decisions: one compiled policy, one captured chibi payload, many
+//! decisions. This is the cost a long-running adapter (PicoClaw's serve
+//! mode) pays per request, and the part of a plugin call that grows with
+//! the size of the policy.
+//!
+//! Policies of 10 to 10,000 rules come from `examples/gen_policy.rs` (a
+//! realistic mix of CEL conditions and shell, path and URL matchers); the
+//! payloads are the captures in `../shared/fixtures/chibi/`. The shipped
+//! policies are measured too, on payloads they act on.
+//!
+//! Run: `cargo bench --bench decide` (add `-- shell` to filter).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use hook_policy::compile::{compile, CompiledPolicy};
+use hook_policy::diagnostic::SourceFile;
+use hook_policy::eval::{decide, DecideContext};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[path = "../examples/gen_policy.rs"]
+#[allow(dead_code)]
+mod gen_policy;
+
+const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
+
+/// (benchmark name, hook, fixture file): one per hook class.
+const CASES: [(&str, &str, &str); 6] = [
+    ("cel_tool_name", "pre_tool", "pre_tool"),
+    ("tool_filter", "pre_api_tools", "pre_api_tools"),
+    ("shell", "pre_shell_exec", "pre_shell_exec"),
+    ("path", "pre_file_read", "pre_file_read"),
+    ("url", "pre_fetch_url", "pre_fetch_url"),
+    ("request_merge", "pre_api_request", "pre_api_request"),
+];
+
+const CTX: DecideContext<'static> = DecideContext {
+    harness: "chibi",
+    project_root: "/home/user/demo",
+    home: Some("/home/user"),
+};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> Json {
+    let path = repo().join(format!("../shared/fixtures/chibi/{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the benchmarks read chibi's captured payloads)",
+            path.display()
+        )
+    });
+    let mut capture: Json = serde_json::from_str(&text).expect("fixture is JSON");
+    capture["payload"].take()
+}
+
+/// Compiles `text` for one hook, as a process serving that hook does.
+fn compiled(name: &str, text: String, hook: &str) -> CompiledPolicy {
+    let source = Arc::new(SourceFile::new(PathBuf::from(name), text));
+    let (set, diags) = hook_policy::load::load_sources(vec![source]);
+    assert!(!diags.iter().any(|d| d.is_error()), "{name} loads");
+    let (policy, diags) = compile(&set, Some(hook));
+    assert!(!diags.iter().any(|d| d.is_error()), "{name} compiles");
+    policy
+}
+
+fn generated(c: &mut Criterion) {
+    for (case, hook, fixture_name) in CASES {
+        let payload = fixture(fixture_name);
+        let mut group = c.benchmark_group(format!("generated/{case}"));
+        for n in SIZES {
+            let policy = compiled("generated.yaml", gen_policy::generate(n), hook);
+            // The generated rules never match these payloads: a decision is
+            // the full walk over whatever the index leaves.
+            assert!(decide(&policy, hook, &payload, CTX).is_empty());
+            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+                b.iter(|| decide(&policy, hook, &payload, CTX))
+            });
+        }
+        group.finish();
+    }
+}
+
+fn shipped(c: &mut Criterion) {
+    let dir = repo().join("policies");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("policies/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| is_policy(p))
+        .collect();
+    files.sort();
+    let sources: Vec<Arc<SourceFile>> = files
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).expect("policy file");
+            Arc::new(SourceFile::new(p.clone(), text))
+        })
+        .collect();
+    let (set, diags) = hook_policy::load::load_sources(sources);
+    assert!(!diags.iter().any(|d| d.is_error()), "shipped policies load");
+    let mut group = c.benchmark_group("shipped");
+    for (name, hook, fixture_name) in [
+        ("deny_rm_rf", "pre_shell_exec", "pre_shell_exec__deny_rm_rf"),
+        ("file_read_outside", "pre_file_read", "pre_file_read"),
+        ("fetch_loopback", "pre_fetch_url", "pre_fetch_url"),
+        ("tool_filter", "pre_api_tools", "pre_api_tools"),
+        ("fuel_after_batch", "post_tool_batch", "post_tool_batch"),
+    ] {
+        let (policy, _) = compile(&set, Some(hook));
+        let payload = fixture(fixture_name);
+        group.bench_function(name, |b| b.iter(|| decide(&policy, hook, &payload, CTX)));
+    }
+    group.finish();
+}
+
+fn is_policy(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".yaml") && !name.ends_with(".test.yaml")
+}
+
+criterion_group!(benches, generated, shipped);
+criterion_main!(benches);

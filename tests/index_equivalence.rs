@@ -1,0 +1,218 @@
+//! The decision tree's indexes may only leave out rules that cannot match:
+//! every decision must be the same as evaluating every rule of the hook.
+//! Checked on a generated policy that exercises every index (literal
+//! values, required substrings, shell programs, URL hosts, path globs) and
+//! on the shipped policies, with payloads that hit, miss, and break them
+//! (absent fields, fields of the wrong type).
+
+use hook_policy::compile::{compile, CompiledPolicy, HookPlan};
+use hook_policy::diagnostic::SourceFile;
+use hook_policy::eval::{decide, DecideContext, Decision};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[path = "../examples/gen_policy.rs"]
+#[allow(dead_code)]
+mod gen_policy;
+
+const CTX: DecideContext<'static> = DecideContext {
+    harness: "chibi",
+    project_root: "/home/user/demo",
+    home: Some("/home/user"),
+};
+
+fn load(sources: Vec<(PathBuf, String)>) -> hook_policy::load::PolicySet {
+    let sources = sources
+        .into_iter()
+        .map(|(p, t)| Arc::new(SourceFile::new(p, t)))
+        .collect();
+    let (set, diags) = hook_policy::load::load_sources(sources);
+    assert!(!diags.iter().any(|d| d.is_error()));
+    set
+}
+
+/// The same policy with every rule of `hook` evaluated for every payload.
+fn without_index(policy: &mut CompiledPolicy, hook: &'static str) {
+    let always: Vec<usize> = (0..policy.rules.len())
+        .filter(|&i| policy.rules[i].hooks.contains(&hook))
+        .collect();
+    let plan = HookPlan {
+        rule_count: always.len(),
+        always,
+        ..HookPlan::default()
+    };
+    policy.plans.insert(hook, plan);
+}
+
+/// What a user can observe of a decision.
+fn observable(d: &Decision) -> Value {
+    json!({
+        "deny": d.deny.as_ref().map(|w| (&w.value, &w.rule)),
+        "also_denied": d.also_denied,
+        "block": d.block.as_ref().map(|w| (&w.value, &w.rule)),
+        "arguments": d.arguments.iter().map(|(k, w)| (k, &w.value, &w.rule)).collect::<Vec<_>>(),
+        "include": d.include,
+        "exclude": d.exclude,
+        "fuel_delta": d.fuel_delta,
+        "fuel": d.fuel.as_ref().map(|w| (w.value, &w.rule)),
+        "request": d.request.iter().map(|(k, w)| (k, &w.value, &w.rule)).collect::<Vec<_>>(),
+        "matched": d.matched,
+        "errors": d.errors,
+    })
+}
+
+fn assert_same(set: &hook_policy::load::PolicySet, cases: &[(&'static str, Value)]) -> usize {
+    let mut matched = 0;
+    for (hook, payload) in cases {
+        let (indexed, _) = compile(set, Some(hook));
+        let (mut flat, _) = compile(set, Some(hook));
+        without_index(&mut flat, hook);
+        let a = decide(&indexed, hook, payload, CTX);
+        let b = decide(&flat, hook, payload, CTX);
+        assert_eq!(observable(&a), observable(&b), "{hook} {payload}");
+        assert!(a.candidates <= b.candidates);
+        matched += a.matched.len() + a.errors.len();
+    }
+    matched
+}
+
+#[test]
+fn indexes_never_change_a_generated_policys_decisions() {
+    let set = load(vec![("gen.yaml".into(), gen_policy::generate(200))]);
+    let cases: Vec<(&'static str, Value)> = vec![
+        (
+            "pre_tool",
+            json!({"tool_name": "tool_20", "arguments": {"force": true}}),
+        ),
+        ("pre_tool", json!({"tool_name": "tool_21", "arguments": {}})),
+        ("pre_tool", json!({"arguments": {"force": true}})),
+        (
+            "pre_tool",
+            json!({"tool_name": 20, "arguments": {"force": true}}),
+        ),
+        (
+            "pre_api_tools",
+            json!({"context_name": "ctx_13", "tools": [{"name": "tool_13", "type": "x"}, {"name": "ls", "type": "shell"}]}),
+        ),
+        ("pre_api_tools", json!({"tools": []})),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": "echo; danger_14 now"}),
+        ),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": "sudo prog_15 --force x && danger_24 y"}),
+        ),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": "bash -c 'prog_25 -rf /'"}),
+        ),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": "prog_35 x"}),
+        ),
+        ("pre_shell_exec", json!({"tool_name": "shell_exec"})),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": 7}),
+        ),
+        (
+            "pre_file_read",
+            json!({"tool_name": "file_head", "path": "/secret/16/key"}),
+        ),
+        (
+            "pre_file_read",
+            json!({"tool_name": "file_head", "path": "/secret/16/../26/key"}),
+        ),
+        (
+            "pre_file_read",
+            json!({"tool_name": "file_head", "path": "/secret/17/key"}),
+        ),
+        ("pre_file_read", json!({"tool_name": "file_head"})),
+        (
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": "https://a.b.INTERNAL-17.example./api/v18/x"}),
+        ),
+        (
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": "https://internal-27.example/"}),
+        ),
+        (
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": "https://evil-internal-27.example/api/v28/"}),
+        ),
+        ("pre_fetch_url", json!({"tool_name": "fetch_url"})),
+        (
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": ["x"]}),
+        ),
+        (
+            "pre_api_request",
+            json!({"context_name": "ctx_19", "request_body": {}}),
+        ),
+    ];
+    let matched = assert_same(&set, &cases);
+    // The cases must really exercise matching rules, not only misses.
+    assert!(matched >= 12, "only {matched} rules matched or failed");
+}
+
+#[test]
+fn indexes_never_change_the_shipped_policies_decisions() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies");
+    let mut sources = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".yaml") && !name.ends_with(".test.yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            sources.push((path, text));
+        }
+    }
+    sources.sort();
+    let set = load(sources);
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/chibi");
+    let mut cases: Vec<(&'static str, Value)> = Vec::new();
+    for entry in std::fs::read_dir(&fixtures).unwrap() {
+        let capture: Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap();
+        let Some(hook) = hook_policy::catalogue::hook(capture["hook"].as_str().unwrap()) else {
+            continue;
+        };
+        cases.push((hook.name, capture["payload"].clone()));
+    }
+    for command in [
+        "sudo rm -fr /",
+        "curl http://169.254.169.254/",
+        "cat ~/.ssh/id_rsa",
+        "ls",
+    ] {
+        cases.push((
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": command}),
+        ));
+    }
+    for url in [
+        "http://2130706433/",
+        "https://example.com/",
+        "http://metadata.google.internal/",
+    ] {
+        cases.push((
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": url}),
+        ));
+    }
+    for path in [
+        "/home/user/demo/.env",
+        "/home/user/demo/src/main.rs",
+        "/etc/passwd",
+    ] {
+        cases.push((
+            "pre_file_read",
+            json!({"tool_name": "file_head", "path": path}),
+        ));
+    }
+    assert!(cases.len() > 20);
+    let matched = assert_same(&set, &cases);
+    assert!(matched >= 5, "only {matched} rules matched or failed");
+}
