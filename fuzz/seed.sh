@@ -18,6 +18,7 @@ fi
 
 # One seed per corpus line: the first column, comments and blank lines skipped.
 seed_column() { # file column target
+  [ -f "$1" ] || { echo "skipping $1 (not found)"; return 0; }
   local n=0
   grep -v '^#' "$1" | grep -v '^[[:space:]]*$' | cut -f"$2" | while IFS= read -r line; do
     n=$((n + 1))
@@ -27,4 +28,15 @@ seed_column() { # file column target
 seed_column "$repo/tests/corpora/shell.tsv" 1 shell_analyze
 seed_column "$repo/tests/corpora/urls.tsv" 2 url_path
 seed_column "$repo/tests/corpora/paths.tsv" 1 url_path
+# Commands, URLs and paths from the shipped policies' test cases.
+seed_field() { # key target
+  local n=0
+  grep -h -o "$1: .*" "$repo"/policies/*.test.yaml | sed -e "s/^$1: //" -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'$/\1/" | while IFS= read -r line; do
+    n=$((n + 1))
+    printf '%s' "$line" > "corpus/$2/tests-$1-$n"
+  done
+}
+seed_field command shell_analyze
+seed_field url url_path
+seed_field path url_path
 for t in corpus/*; do echo "$t: $(ls "$t" | wc -l) seeds"; done

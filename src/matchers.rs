@@ -18,13 +18,35 @@ use serde_json::Value as Json;
 use std::cell::OnceCell;
 use std::sync::Mutex;
 
+thread_local! {
+    /// The last command line analysed on this thread. One decision asks for
+    /// the same line from the index, the `shell:` matchers and CEL functions
+    /// such as `shellCommands()`; parsing it once is enough.
+    static LAST_SHELL: std::cell::RefCell<Option<(String, std::rc::Rc<ShellAnalysis>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`shell::analyze`], remembering the last line analysed on this thread.
+pub fn analyze_shell(line: &str) -> std::rc::Rc<ShellAnalysis> {
+    LAST_SHELL.with(|last| {
+        if let Some((text, analysis)) = &*last.borrow() {
+            if text == line {
+                return analysis.clone();
+            }
+        }
+        let analysis = std::rc::Rc::new(shell::analyze(line));
+        *last.borrow_mut() = Some((line.to_string(), analysis.clone()));
+        analysis
+    })
+}
+
 /// The subjects of one payload, analysed on first use.
 pub struct Subjects<'a> {
     payload: &'a Json,
     hook: &'a str,
     pub project_root: &'a str,
     pub home: Option<&'a str>,
-    shell: OnceCell<Option<ShellAnalysis>>,
+    shell: OnceCell<Option<std::rc::Rc<ShellAnalysis>>>,
     url: OnceCell<Option<UrlInfo>>,
     path: OnceCell<Option<paths::PathInfo>>,
 }
@@ -59,8 +81,8 @@ impl<'a> Subjects<'a> {
 
     pub fn shell(&self) -> Option<&ShellAnalysis> {
         self.shell
-            .get_or_init(|| self.text(Subject::Command).map(shell::analyze))
-            .as_ref()
+            .get_or_init(|| self.text(Subject::Command).map(analyze_shell))
+            .as_deref()
     }
 
     pub fn url(&self) -> Option<&UrlInfo> {

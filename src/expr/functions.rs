@@ -16,7 +16,7 @@
 //! path.pathMatches('**/.env', project_root)            path glob, '*' never crosses '/'
 //! ```
 
-use crate::{paths, shell, url_class};
+use crate::{paths, url_class};
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
 use cel::common::value::Val;
 use cel::{DeclarationError, Env, ExecutionError};
@@ -62,10 +62,11 @@ fn strings(items: impl IntoIterator<Item = String>) -> Box<dyn Val + 'static> {
 }
 
 fn shell_commands(line: &CelString<'_>) -> CelList<'static> {
-    let analysis = shell::analyze(line.inner());
+    let analysis = crate::matchers::analyze_shell(line.inner());
     let commands = analysis
         .commands
-        .into_iter()
+        .iter()
+        .cloned()
         .map(|c| {
             let mut flags: Vec<String> = c.short_flags.iter().map(|f| format!("-{f}")).collect();
             flags.extend(c.long_flags.iter().map(|f| format!("--{f}")));
@@ -89,11 +90,11 @@ fn shell_commands(line: &CelString<'_>) -> CelList<'static> {
 }
 
 fn shell_opaque(line: &CelString<'_>) -> CelBool {
-    CelBool::from(shell::analyze(line.inner()).is_opaque())
+    CelBool::from(crate::matchers::analyze_shell(line.inner()).is_opaque())
 }
 
 fn runs(line: &CelString<'_>, program: &CelString<'_>) -> CelBool {
-    let analysis = shell::analyze(line.inner());
+    let analysis = crate::matchers::analyze_shell(line.inner());
     CelBool::from(
         analysis
             .commands
@@ -117,7 +118,7 @@ fn runs_with(
         })?;
         specs.push(s.inner().to_string());
     }
-    let analysis = shell::analyze(line.inner());
+    let analysis = crate::matchers::analyze_shell(line.inner());
     let found = analysis
         .commands
         .iter()
