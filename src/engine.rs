@@ -38,7 +38,16 @@ pub fn prepare(paths: &[PathBuf], only_hook: Option<&str>) -> Prepared {
     } else {
         load::Mode::Check
     };
-    let (set, mut diags) = load::load_with(paths, mode);
+    let (set, diags) = load::load_with(paths, mode);
+    prepare_loaded(set, diags, only_hook)
+}
+
+/// Compiles an already loaded set (see [`prepare`]).
+pub fn prepare_loaded(
+    set: load::PolicySet,
+    mut diags: Vec<Diagnostic>,
+    only_hook: Option<&str>,
+) -> Prepared {
     if !diags.iter().any(Diagnostic::is_error) {
         let (policy, more) = compile(&set, only_hook);
         diags.extend(more);

@@ -351,7 +351,11 @@ fn decide_call(
     project_root: &str,
     watchdog: Option<&Watchdog>,
 ) -> (Reply, CallFacts) {
-    let policy = match engine::prepare(&manifest.policy, Some(hook.name)) {
+    // Installed plugins keep their cache beside themselves (see src/cache.rs).
+    let cache_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("cache")));
+    let policy = match crate::cache::prepare(&manifest.policy, hook.name, cache_dir.as_deref()) {
         Prepared::Ready(p) => {
             if let Some(w) = watchdog {
                 w.set_on_error(p.on_error);
@@ -405,10 +409,12 @@ fn decide_call(
             .and_then(|id| policy.rules.iter().find(|r| &r.id == id))
             .and_then(|r| r.reason_source.clone());
     }
-    (
-        reply(hook, &outcome, policy.on_error, Some(&payload)),
-        facts,
-    )
+    let reply = reply(hook, &outcome, policy.on_error, Some(&payload));
+    // One call per process: the OS reclaims this memory faster than freeing
+    // a large compiled policy and payload piece by piece would.
+    std::mem::forget(policy);
+    std::mem::forget(payload);
+    (reply, facts)
 }
 
 /// Reads all of stdin (chibi writes the whole payload before timing us, and

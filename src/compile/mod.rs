@@ -121,6 +121,7 @@ pub struct FieldIndex {
 pub struct SubstringIndex {
     pub field: String,
     literals: Vec<String>,
+    positions: HashMap<String, usize>,
     rules: Vec<Vec<usize>>,
     automaton: Option<aho_corasick::AhoCorasick>,
 }
@@ -130,15 +131,18 @@ impl SubstringIndex {
         SubstringIndex {
             field,
             literals: Vec::new(),
+            positions: HashMap::new(),
             rules: Vec::new(),
             automaton: None,
         }
     }
 
     fn add(&mut self, literal: &str, rule: usize) {
-        match self.literals.iter().position(|l| l == literal) {
-            Some(i) => self.rules[i].push(rule),
+        match self.positions.get(literal) {
+            Some(&i) => self.rules[i].push(rule),
             None => {
+                self.positions
+                    .insert(literal.to_string(), self.literals.len());
                 self.literals.push(literal.to_string());
                 self.rules.push(vec![rule]);
             }

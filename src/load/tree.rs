@@ -52,6 +52,35 @@ pub struct Entry {
 }
 
 impl Node {
+    /// A node from JSON, with empty spans: for rules that come from the
+    /// compiled-policy cache, which was checked when it was written.
+    pub fn from_json(json: &serde_json::Value) -> Node {
+        use serde_json::Value as J;
+        let value = match json {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            J::String(s) => Value::Str(s.clone()),
+            J::Array(items) => Value::Seq(items.iter().map(Node::from_json).collect()),
+            J::Object(map) => Value::Map(
+                map.iter()
+                    .map(|(k, v)| Entry {
+                        key: k.clone(),
+                        key_span: Span::default(),
+                        value: Node::from_json(v),
+                    })
+                    .collect(),
+            ),
+        };
+        Node {
+            value,
+            span: Span::default(),
+        }
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match self.value {
             Value::Null => "null",

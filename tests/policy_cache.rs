@@ -1,0 +1,142 @@
+//! The compiled-policy cache of the installed plugin (src/cache.rs): it may
+//! make calls faster, never different. Every test compares against what the
+//! policy files say at the moment of the call.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const DENY_RM: &str = "version: 1
+rules:
+  - id: no-rm
+    hook: pre_shell_exec
+    shell: { program: rm }
+    deny: \"no rm\"
+";
+
+// Same length as DENY_RM: a size check alone would not see the edit.
+const DENY_LS: &str = "version: 1
+rules:
+  - id: no-ls
+    hook: pre_shell_exec
+    shell: { program: ls }
+    deny: \"no ls\"
+";
+
+fn cache_dir(home: &ChibiHome) -> PathBuf {
+    home.plugin().parent().unwrap().join("cache")
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|l| {
+            l.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn denied(home: &ChibiHome, command: &str) -> bool {
+    let reply = home.reply(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": command}),
+    );
+    reply["denied"] == json!(true)
+}
+
+/// Files younger than two seconds are never cached (their times may not
+/// yet tell edits apart); wait until the policy is old enough.
+fn age() {
+    std::thread::sleep(Duration::from_millis(2100));
+}
+
+#[test]
+fn a_cached_policy_decides_like_the_files_and_follows_every_edit() {
+    let dir = TempDir::new("cache");
+    let p = dir.write("policy.yaml", DENY_RM);
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+
+    // Fresh files: decided from YAML, nothing cached yet.
+    assert!(denied(&home, "rm x"));
+    assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+
+    age();
+    assert!(denied(&home, "sudo rm x"));
+    assert_eq!(entries(&cache).len(), 1, "an entry for pre_shell_exec");
+    // From the cache now, with the same answers and the rule's origin.
+    assert!(denied(&home, "rm -f y"));
+    assert!(!denied(&home, "ls"));
+    let reply = home.reply(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "rm z"}),
+    );
+    assert_eq!(reply["reason"], json!("no rm [hook-policy rule: no-rm]"));
+
+    // An edit of the same size is seen by the very next call.
+    std::fs::write(&p, DENY_LS).unwrap();
+    assert!(!denied(&home, "rm x"));
+    assert!(denied(&home, "ls"));
+
+    // A broken edit is never masked by the cached good policy.
+    age();
+    assert!(denied(&home, "ls"));
+    std::fs::write(&p, "version: 1\nrules: [\n").unwrap();
+    let out = home.hook(
+        "pre_shell_exec",
+        &json!({"tool_name": "shell_exec", "command": "echo hi"}),
+    );
+    let reply = stdout_json(&out);
+    assert_eq!(reply["denied"], json!(true));
+    assert!(reply["reason"].as_str().unwrap().contains("fail closed"));
+}
+
+#[test]
+fn a_damaged_or_unwritable_cache_only_costs_speed() {
+    let dir = TempDir::new("cache-bad");
+    let p = dir.write("policy.yaml", DENY_RM);
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    age();
+    assert!(denied(&home, "rm x"));
+    let names = entries(&cache);
+    assert_eq!(names.len(), 1);
+
+    // Truncated, garbage, or valid JSON under the wrong key: all misses.
+    let entry = cache.join(&names[0]);
+    let good = std::fs::read_to_string(&entry).unwrap();
+    for damaged in [
+        &good[..good.len() / 2],
+        "not json",
+        "{\"key\": \"0\", \"rules\": []}",
+    ] {
+        std::fs::write(&entry, damaged).unwrap();
+        assert!(denied(&home, "rm x"), "with a damaged entry: {damaged:.40}");
+        assert!(!denied(&home, "ls"));
+    }
+
+    // A cache directory that cannot be created (a file is in the way).
+    std::fs::remove_dir_all(&cache).unwrap();
+    std::fs::write(&cache, "in the way").unwrap();
+    assert!(denied(&home, "rm x"));
+    assert!(!denied(&home, "ls"));
+
+    // Switched off, it is not even consulted.
+    std::fs::remove_file(&cache).unwrap();
+    let out = run(
+        &home.plugin(),
+        &[],
+        &[
+            ("CHIBI_HOOK", "pre_shell_exec"),
+            ("HOOK_POLICY_CACHE", "off"),
+        ],
+        br#"{"tool_name":"shell_exec","command":"rm x"}"#,
+    );
+    assert_eq!(stdout_json(&out)["denied"], json!(true));
+    assert!(!cache.exists());
+}
