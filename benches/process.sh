@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process timing of one chibi hook call, as chibi makes it: a fresh
 # process, env vars, the payload on stdin. Compares the installed hook-policy
-# plugin with the process floor (/bin/true) and with the same guard written
-# as a bash+jq script and as a Python script.
+# plugin (shipped policies; generated 100- and 10,000-rule policies, with
+# and without its cache) with the process floor (/bin/true) and with the
+# same guard written as a bash+jq script and as a Python script; then times
+# `policy check` on the generated policies.
 #
-#   bash benches/process.sh            # prints a table; JSON in target/bench-process.json
+#   bash benches/process.sh            # prints tables; JSON in target/bench-*.json
 #
-# Needs hyperfine and jq (Debian: apt-get install hyperfine jq).
+# Needs hyperfine and jq (Debian: apt-get install hyperfine jq, or
+# cargo install hyperfine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
@@ -18,6 +21,12 @@ trap 'rm -rf "$work"' EXIT
 
 ./target/release/policy install chibi --home "$work/home" --policy policies/ >/dev/null
 plugin="$work/home/plugins/hook-policy/hook-policy"
+for n in 100 10000; do
+  cargo run --release --quiet --example gen_policy -- "$n" > "$work/gen$n.yaml"
+  ./target/release/policy install chibi --home "$work/home$n" --policy "$work/gen$n.yaml" >/dev/null
+done
+# The plugin caches only files older than two seconds.
+sleep 2.1
 
 # The captured rm -rf payload, compact and without a trailing newline, as chibi sends it.
 printf '%s' '{"command":"rm -rf /home/user/demo/victim && touch /home/user/demo/EXECUTED","tool_name":"shell_exec"}' > "$work/payload.json"
@@ -53,14 +62,34 @@ for hook in "$plugin" "$work/bash-jq-hook" "$work/python-hook"; do
 done
 
 mkdir -p target
-hyperfine --warmup 20 --runs "${RUNS:-300}" --export-json target/bench-process.json \
-  -n 'floor: /bin/true' "/bin/true < $work/payload.json" \
-  -n 'hook-policy plugin (shipped policies)' "$plugin < $work/payload.json" \
-  -n 'bash+jq hook' "$work/bash-jq-hook < $work/payload.json" \
-  -n 'python hook' "$work/python-hook < $work/payload.json"
+# Fill the caches before timing (one call each).
+for p in "$plugin" "$work/home100/plugins/hook-policy/hook-policy" "$work/home10000/plugins/hook-policy/hook-policy"; do
+  "$p" < "$work/payload.json" > /dev/null
+done
+runs=${RUNS:-300}
+hyperfine -N --warmup 20 --runs "$runs" --input "$work/payload.json" --export-json target/bench-process.json \
+  -n 'floor: /bin/true' /bin/true \
+  -n 'hook-policy, shipped policies (20 rules)' "$plugin" \
+  -n 'hook-policy, 100 generated rules' "$work/home100/plugins/hook-policy/hook-policy" \
+  -n 'bash+jq hook' "$work/bash-jq-hook" \
+  -n 'python hook' "$work/python-hook"
+hyperfine -N --warmup 3 --runs "$((runs / 10))" --input "$work/payload.json" --export-json target/bench-process-10k.json \
+  -n 'hook-policy, 10,000 generated rules' "$work/home10000/plugins/hook-policy/hook-policy"
+# The same calls without the cache: the YAML is parsed every time.
+HOOK_POLICY_CACHE=off hyperfine -N --warmup 5 --runs "$((runs / 3))" --input "$work/payload.json" --export-json target/bench-process-nocache.json \
+  -n 'no cache: shipped policies' "$plugin" \
+  -n 'no cache: 100 generated rules' "$work/home100/plugins/hook-policy/hook-policy" \
+  -n 'no cache: 10,000 generated rules' "$work/home10000/plugins/hook-policy/hook-policy"
+hyperfine -N --warmup 2 --runs 10 --export-json target/bench-check.json \
+  -n 'policy check, 100 rules' "./target/release/policy check $work/gen100.yaml" \
+  -n 'policy check, 10,000 rules' "./target/release/policy check $work/gen10000.yaml"
 
-jq -r '.results[] | "\(.command)\tmedian \(.median * 1000 | . * 100 | round / 100) ms\tmean \(.mean * 1000 | . * 100 | round / 100) ms"' target/bench-process.json
+for f in target/bench-process.json target/bench-process-10k.json target/bench-process-nocache.json target/bench-check.json; do
+  jq -r '.results[] | "\(.command)\tmedian \(.median * 1000 | . * 100 | round / 100) ms\tmean \(.mean * 1000 | . * 100 | round / 100) ms"' "$f"
+done
 
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f 'hook-policy plugin peak RSS: %M KiB' "$plugin" < "$work/payload.json" > /dev/null
+  for p in "$plugin" "$work/home100/plugins/hook-policy/hook-policy" "$work/home10000/plugins/hook-policy/hook-policy"; do
+    /usr/bin/time -f "peak RSS: %M KiB  ($p)" "$p" < "$work/payload.json" > /dev/null
+  done
 fi

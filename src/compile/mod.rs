@@ -152,7 +152,13 @@ impl SubstringIndex {
     fn build(&mut self) {
         // Patterns are short literals from conditions, so this cannot fail
         // in practice; if it did, every rule would stay a candidate.
-        self.automaton = aho_corasick::AhoCorasick::new(&self.literals).ok();
+        // A contiguous NFA: built in a fraction of the time of a DFA (which
+        // matters when a plugin process builds it for one decision), and
+        // searched nearly as fast over a command line or a path.
+        self.automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&self.literals)
+            .ok();
     }
 }
 
