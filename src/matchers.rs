@@ -40,6 +40,13 @@ pub fn analyze_shell(line: &str) -> std::rc::Rc<ShellAnalysis> {
     })
 }
 
+/// Forgets the remembered analysis, so the next decision parses its command
+/// line again: benchmarks call it to measure a decision as a fresh process
+/// (or a new command) would pay for it.
+pub fn forget_last_shell() {
+    LAST_SHELL.with(|last| *last.borrow_mut() = None);
+}
+
 /// The subjects of one payload, analysed on first use.
 pub struct Subjects<'a> {
     payload: &'a Json,
