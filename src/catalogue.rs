@@ -137,6 +137,7 @@ pub enum FailureMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EffectKind {
     Deny,
+    Ask,
     Block,
     Arguments,
     Tools,
@@ -147,8 +148,9 @@ pub enum EffectKind {
 }
 
 impl EffectKind {
-    pub const ALL: [EffectKind; 8] = [
+    pub const ALL: [EffectKind; 9] = [
         EffectKind::Deny,
+        EffectKind::Ask,
         EffectKind::Block,
         EffectKind::Arguments,
         EffectKind::Tools,
@@ -162,6 +164,7 @@ impl EffectKind {
     pub fn key(self) -> &'static str {
         match self {
             EffectKind::Deny => "deny",
+            EffectKind::Ask => "ask",
             EffectKind::Block => "block",
             EffectKind::Arguments => "arguments",
             EffectKind::Tools => "tools",
@@ -178,6 +181,7 @@ impl EffectKind {
     pub fn combination(self) -> &'static str {
         match self {
             EffectKind::Deny => "the first denying rule by priority gives the reason; the others are listed by --explain",
+            EffectKind::Ask => "only when no rule denies: the first asking rule by priority gives the reason",
             EffectKind::Block => "the first blocking rule by priority gives the message",
             EffectKind::Arguments => "each key is set by the first rule by priority that sets it",
             EffectKind::Tools => "includes intersect, excludes union; include applies first, then exclude",
@@ -193,6 +197,10 @@ impl EffectKind {
 #[derive(Debug, Clone, Copy)]
 pub struct HookPoint {
     pub name: &'static str,
+    /// `None` for canonical hook points, which every adapter maps its
+    /// harness's events onto; `Some(harness)` for a harness-native event a
+    /// rule names directly (`claude_code.PreToolUse`).
+    pub harness: Option<&'static str>,
     pub class: HookClass,
     pub doc: &'static str,
     pub payload: &'static [Field],
@@ -239,7 +247,7 @@ const TOOL_CALL: &[Field] = &[
     field("arguments", Ty::AnyMap, "Its arguments."),
 ];
 
-const PERMISSION: &[EffectKind] = &[EffectKind::Deny];
+const PERMISSION: &[EffectKind] = &[EffectKind::Deny, EffectKind::Ask];
 const FUEL: &[EffectKind] = &[
     EffectKind::FuelDelta,
     EffectKind::Fuel,
@@ -251,6 +259,7 @@ const NONE: &[EffectKind] = &[];
 pub const HOOKS: &[HookPoint] = &[
     HookPoint {
         name: "on_start",
+        harness: None,
         class: HookClass::Observe,
         doc: "chibi starts, before any processing.",
         payload: &[
@@ -262,6 +271,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "on_end",
+        harness: None,
         class: HookClass::Observe,
         doc: "chibi exits, after all processing.",
         payload: &[
@@ -273,6 +283,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_message",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before a prompt is sent to the model.",
         payload: &[
@@ -284,6 +295,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_message",
+        harness: None,
         class: HookClass::Observe,
         doc: "After the model's final response.",
         payload: &[
@@ -295,6 +307,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_system_prompt",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before the system prompt is built.",
         payload: &[
@@ -306,6 +319,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_system_prompt",
+        harness: None,
         class: HookClass::Observe,
         doc: "After the system prompt is built.",
         payload: &[
@@ -317,6 +331,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_tool",
+        harness: None,
         class: HookClass::ToolGate,
         doc: "Before any tool runs, ahead of the permission hooks: block the call or rewrite its arguments.",
         payload: &[TOOL_NAME, ARGUMENTS],
@@ -324,6 +339,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_tool",
+        harness: None,
         class: HookClass::Observe,
         doc: "After a tool ran.",
         payload: &[
@@ -336,6 +352,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_tool_output",
+        harness: None,
         class: HookClass::Observe,
         doc: "After a tool returned, before caching.",
         payload: &[TOOL_NAME, ARGUMENTS, field("output", Ty::Str, "The raw output.")],
@@ -343,6 +360,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_tool_output",
+        harness: None,
         class: HookClass::Observe,
         doc: "After tool output was processed and cached.",
         payload: &[
@@ -356,6 +374,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_api_tools",
+        harness: None,
         class: HookClass::ToolFilter,
         doc: "Before the tool list is offered to the model, once per user turn.",
         payload: &[
@@ -368,6 +387,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_api_request",
+        harness: None,
         class: HookClass::RequestMerge,
         doc: "Before the model request is sent, once per user turn. Only model options take effect.",
         payload: &[
@@ -384,6 +404,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_agentic_loop",
+        harness: None,
         class: HookClass::Fuel,
         doc: "Before each agentic loop, once per user turn.",
         payload: &[
@@ -397,6 +418,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_tool_batch",
+        harness: None,
         class: HookClass::Fuel,
         doc: "After a batch of tool calls ran. fuel_remaining is the value before this batch is charged.",
         payload: &[
@@ -410,6 +432,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_file_read",
+        harness: None,
         class: HookClass::Permission,
         doc: "Before a file outside the project and the allowed paths is read.",
         payload: &[
@@ -420,6 +443,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_file_write",
+        harness: None,
         class: HookClass::Permission,
         doc: "Before any file write or edit, inside the project too.",
         payload: &[
@@ -432,6 +456,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_shell_exec",
+        harness: None,
         class: HookClass::Permission,
         doc: "Before every shell command.",
         payload: &[TOOL_NAME, field("command", Ty::Str, "The shell command line.")],
@@ -439,12 +464,13 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_fetch_url",
+        harness: None,
         class: HookClass::Permission,
         doc: "Before a URL chibi judged sensitive is fetched, or a network tool without a URL runs.",
         payload: &[
             TOOL_NAME,
             optional("url", Ty::Str, "The URL. Absent when safety is no_url."),
-            field("safety", Ty::Str, "sensitive, or no_url for network tools without a URL."),
+            field("safety", Ty::Str, "sensitive, or no_url for network tools without a URL; from harnesses that send every URL (all but chibi), public when hook-policy's own classification finds nothing internal."),
             optional(
                 "reason",
                 Ty::Str,
@@ -456,6 +482,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_spawn_agent",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before a sub-agent model call.",
         payload: &[
@@ -469,6 +496,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_spawn_agent",
+        harness: None,
         class: HookClass::Observe,
         doc: "After a sub-agent returned.",
         payload: &[
@@ -481,6 +509,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_cache_output",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before a large tool output is cached.",
         payload: &[
@@ -494,6 +523,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_cache_output",
+        harness: None,
         class: HookClass::Observe,
         doc: "After an output was cached.",
         payload: &[
@@ -506,6 +536,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_send_message",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before an inter-context message is delivered.",
         payload: &[
@@ -518,6 +549,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_send_message",
+        harness: None,
         class: HookClass::Observe,
         doc: "After an inter-context message was delivered.",
         payload: &[
@@ -531,6 +563,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_index_file",
+        harness: None,
         class: HookClass::Observe,
         doc: "After the code indexer indexed a file.",
         payload: &[
@@ -543,6 +576,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_vfs_write",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before a VFS write made through a tool (advisory).",
         payload: &[
@@ -555,6 +589,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_vfs_write",
+        harness: None,
         class: HookClass::Observe,
         doc: "After a VFS write made through a tool.",
         payload: &[
@@ -566,6 +601,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_clear",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before a context is cleared.",
         payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
@@ -573,6 +609,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_clear",
+        harness: None,
         class: HookClass::Observe,
         doc: "After a context was cleared.",
         payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
@@ -580,6 +617,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_compact",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before full compaction.",
         payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
@@ -587,6 +625,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_compact",
+        harness: None,
         class: HookClass::Observe,
         doc: "After full compaction.",
         payload: &[CONTEXT_NAME, MESSAGE_COUNT, SUMMARY],
@@ -594,6 +633,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "pre_rolling_compact",
+        harness: None,
         class: HookClass::Observe,
         doc: "Before rolling compaction.",
         payload: &[
@@ -606,6 +646,7 @@ pub const HOOKS: &[HookPoint] = &[
     },
     HookPoint {
         name: "post_rolling_compact",
+        harness: None,
         class: HookClass::Observe,
         doc: "After rolling compaction.",
         payload: &[
@@ -616,13 +657,98 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: NONE,
     },
+    // Harness-native events, for rules that need a field only that harness
+    // sends. Canonical hooks are usually the better choice: one rule then
+    // guards every harness.
+    HookPoint {
+        name: "claude_code.PreToolUse",
+        harness: Some("claude-code"),
+        class: HookClass::Permission,
+        doc: "Claude Code, before any tool call (its PreToolUse event, as received).",
+        payload: &[
+            field("session_id", Ty::Str, "Session id."),
+            field("transcript_path", Ty::Str, "Path of the session transcript."),
+            field("cwd", Ty::Str, "Working directory of the session."),
+            optional("permission_mode", Ty::Str, "default, plan, acceptEdits, bypassPermissions, ..."),
+            field("hook_event_name", Ty::Str, "PreToolUse."),
+            field("tool_name", Ty::Str, "Bash, Read, Write, Edit, MultiEdit, WebFetch, ..., or mcp__<server>__<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments."),
+            optional("tool_use_id", Ty::Str, "Id of the tool call."),
+        ],
+        effects: &[EffectKind::Deny, EffectKind::Ask, EffectKind::Arguments],
+    },
+    HookPoint {
+        name: "gemini.BeforeTool",
+        harness: Some("gemini"),
+        class: HookClass::Permission,
+        doc: "Gemini CLI, before any tool call (its BeforeTool event, as received).",
+        payload: &[
+            field("session_id", Ty::Str, "Session id."),
+            optional("transcript_path", Ty::Str, "Path of the session transcript."),
+            field("cwd", Ty::Str, "Working directory of the session."),
+            field("hook_event_name", Ty::Str, "BeforeTool."),
+            optional("timestamp", Ty::Str, "ISO 8601 time of the event."),
+            field("tool_name", Ty::Str, "run_shell_command, read_file, write_file, replace, web_fetch, ..., or mcp__<server>__<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments."),
+            optional("mcp_context", Ty::AnyMap, "MCP metadata, for MCP tools."),
+        ],
+        effects: &[EffectKind::Deny, EffectKind::Arguments],
+    },
+    HookPoint {
+        name: "codex.PreToolUse",
+        harness: Some("codex"),
+        class: HookClass::Permission,
+        doc: "Codex, before a Bash, apply_patch or MCP tool call (its PreToolUse event, as received).",
+        payload: &[
+            field("session_id", Ty::Str, "Session (thread) id."),
+            optional("transcript_path", Ty::Nullable(&Ty::Str), "Path of the session transcript, if any."),
+            field("cwd", Ty::Str, "Working directory of the session."),
+            field("hook_event_name", Ty::Str, "PreToolUse."),
+            optional("model", Ty::Str, "Active model."),
+            optional("turn_id", Ty::Str, "Id of the turn."),
+            field("tool_name", Ty::Str, "Bash, apply_patch, or mcp__<server>__<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments (`command` holds the patch for apply_patch)."),
+            optional("tool_use_id", Ty::Str, "Id of the tool call."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "picoclaw.before_tool",
+        harness: Some("picoclaw"),
+        class: HookClass::Permission,
+        doc: "PicoClaw, before a tool runs (hook.before_tool params).",
+        payload: &[
+            optional("meta", Ty::AnyMap, "AgentID, TurnID, SessionKey, Iteration, ..."),
+            optional("context", Ty::Any, "Turn context."),
+            field("tool", Ty::Str, "exec, read_file, write_file, edit_file, append_file, web_fetch, ..."),
+            field("arguments", Ty::AnyMap, "The tool's arguments."),
+            optional("channel", Ty::Str, "Channel of the conversation."),
+            optional("chat_id", Ty::Str, "Chat id."),
+        ],
+        effects: &[EffectKind::Deny, EffectKind::Arguments],
+    },
+    HookPoint {
+        name: "picoclaw.approve_tool",
+        harness: Some("picoclaw"),
+        class: HookClass::Permission,
+        doc: "PicoClaw, when a tool needs approval (hook.approve_tool params).",
+        payload: &[
+            optional("meta", Ty::AnyMap, "AgentID, TurnID, SessionKey, Iteration, ..."),
+            optional("context", Ty::Any, "Turn context."),
+            field("tool", Ty::Str, "Tool name."),
+            field("arguments", Ty::AnyMap, "The tool's arguments."),
+            optional("channel", Ty::Str, "Channel of the conversation."),
+            optional("chat_id", Ty::Str, "Chat id."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// Variables every condition sees besides the payload's top-level fields.
 pub const BUILTIN_VARIABLES: &[Field] = &[
     field("payload", Ty::AnyMap, "The whole payload object."),
     field("hook", Ty::Str, "Name of the hook point being decided."),
-    field("harness", Ty::Str, "The harness asking: chibi, ..."),
+    field("harness", Ty::Str, "The harness asking: chibi, picoclaw, claude-code, gemini, codex."),
     field(
         "project_root",
         Ty::Str,
@@ -673,6 +799,24 @@ pub fn subject_field(hook: &str, subject: Subject) -> Option<&'static [&'static 
         ("pre_tool", Url) => Some(&["arguments", "url"]),
         ("pre_tool", Path) => Some(&["arguments", "path"]),
         ("pre_tool", Content) => Some(&["arguments", "content"]),
+        ("claude_code.PreToolUse" | "codex.PreToolUse" | "gemini.BeforeTool", Command) => {
+            Some(&["tool_input", "command"])
+        }
+        ("claude_code.PreToolUse" | "gemini.BeforeTool", Url) => Some(&["tool_input", "url"]),
+        ("claude_code.PreToolUse" | "gemini.BeforeTool", Path) => {
+            Some(&["tool_input", "file_path"])
+        }
+        ("claude_code.PreToolUse" | "gemini.BeforeTool", Content) => {
+            Some(&["tool_input", "content"])
+        }
+        ("picoclaw.before_tool" | "picoclaw.approve_tool", Command) => {
+            Some(&["arguments", "command"])
+        }
+        ("picoclaw.before_tool" | "picoclaw.approve_tool", Url) => Some(&["arguments", "url"]),
+        ("picoclaw.before_tool" | "picoclaw.approve_tool", Path) => Some(&["arguments", "path"]),
+        ("picoclaw.before_tool" | "picoclaw.approve_tool", Content) => {
+            Some(&["arguments", "content"])
+        }
         _ => None,
     }
 }

@@ -6,7 +6,8 @@
 //! because chibi starts a fresh process for every hook call.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use hook_policy::adapters::chibi;
+use hook_policy::adapters::tool_call::{self, Harness};
+use hook_policy::adapters::{chibi, coding_agent, picoclaw};
 use hook_policy::catalogue;
 use hook_policy::compile::compile;
 use hook_policy::diagnostic::{Diagnostic, Severity};
@@ -80,6 +81,61 @@ enum Command {
         #[command(subcommand)]
         harness: InstallTarget,
     },
+    /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
+    ///
+    /// This is the command an agent's settings run (`policy install AGENT`
+    /// writes it). Always exits 0 with a JSON reply.
+    Hook {
+        agent: Agent,
+        /// Policy files or directories.
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+        /// The context name `pre_api_tools` and `pre_api_request` rules see.
+        #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
+        context: String,
+    },
+    /// Serve a long-running harness over stdio.
+    Serve {
+        #[command(subcommand)]
+        harness: ServeTarget,
+    },
+    /// Show how each harness's tools map onto the canonical hooks.
+    Adapters {
+        /// Print the full table as Markdown (docs/adapters.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Agent {
+    ClaudeCode,
+    Gemini,
+    Codex,
+}
+
+impl Agent {
+    fn harness(self) -> Harness {
+        match self {
+            Agent::ClaudeCode => Harness::ClaudeCode,
+            Agent::Gemini => Harness::Gemini,
+            Agent::Codex => Harness::Codex,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum ServeTarget {
+    /// PicoClaw process hook: JSON-RPC 2.0, one message per line.
+    Picoclaw {
+        /// Policy files or directories (watched; valid edits apply at once).
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+        /// The context name tool-filter and request rules see (default: the
+        /// request's meta.AgentID, else `default`).
+        #[arg(long)]
+        context: Option<String>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -112,6 +168,29 @@ enum InstallTarget {
         #[arg(long, short, required = true)]
         policy: Vec<PathBuf>,
     },
+    /// Print the `hooks.processes` entry for PicoClaw's configuration.
+    Picoclaw {
+        /// Policy files or directories.
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+    },
+    /// Print, or merge into --settings, Claude Code's PreToolUse hook entry.
+    ClaudeCode(AgentInstall),
+    /// Print, or merge into --settings, Gemini CLI's BeforeTool/BeforeModel hook entries.
+    Gemini(AgentInstall),
+    /// Print, or merge into --settings (hooks.json), Codex's PreToolUse hook entry.
+    Codex(AgentInstall),
+}
+
+#[derive(clap::Args)]
+struct AgentInstall {
+    /// Policy files or directories.
+    #[arg(long, short, required = true)]
+    policy: Vec<PathBuf>,
+    /// Settings file to merge the entry into (for example ~/.claude/settings.json,
+    /// ~/.gemini/settings.json, ~/.codex/hooks.json). Without it the entry is printed.
+    #[arg(long)]
+    settings: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -175,6 +254,95 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Command::Hook {
+            agent,
+            policy,
+            context,
+        } => {
+            let code = coding_agent::run(
+                agent.harness(),
+                &policy,
+                &context,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
+            );
+            ExitCode::from(code as u8)
+        }
+        Command::Serve {
+            harness: ServeTarget::Picoclaw { policy, context },
+        } => {
+            let code = picoclaw::serve(
+                &policy,
+                context.as_deref(),
+                &mut std::io::stdin().lock(),
+                &mut std::io::stdout().lock(),
+            );
+            ExitCode::from(code as u8)
+        }
+        Command::Adapters { markdown } => {
+            if markdown {
+                out!("{}", tool_call::markdown());
+            } else {
+                for m in tool_call::TOOL_MAP {
+                    let hooks = tool_call::permission_hooks(m.action);
+                    outln!("{:<12} {:<20} {:<9} {}", m.harness.name(), m.tool, m.tool_type, hooks);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Install {
+            harness: InstallTarget::Picoclaw { policy },
+        } => match install_paths(&policy) {
+            Ok((exe, policy)) => {
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy))
+                        .unwrap_or_default()
+                );
+                errln!("Add this under PicoClaw's configuration; it intercepts before_llm, before_tool and approve_tool.");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                errln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Install {
+            harness:
+                target @ (InstallTarget::ClaudeCode(_) | InstallTarget::Gemini(_) | InstallTarget::Codex(_)),
+        } => {
+            let (harness, args) = match target {
+                InstallTarget::ClaudeCode(a) => (Harness::ClaudeCode, a),
+                InstallTarget::Gemini(a) => (Harness::Gemini, a),
+                InstallTarget::Codex(a) => (Harness::Codex, a),
+                _ => unreachable!(),
+            };
+            let (exe, policy) = match install_paths(&args.policy) {
+                Ok(v) => v,
+                Err(e) => {
+                    errln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let entry = coding_agent::settings_entry(harness, &exe, &policy);
+            match args.settings {
+                None => {
+                    outln!("{}", serde_json::to_string_pretty(&entry).unwrap_or_default());
+                    ExitCode::SUCCESS
+                }
+                Some(settings) => match coding_agent::merge_settings(harness, &settings, &entry) {
+                    Ok(msg) => {
+                        outln!("{msg}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        errln!("error: {e}");
+                        ExitCode::from(2)
+                    }
+                },
+            }
+        }
         Command::Install {
             harness: InstallTarget::Chibi { home, policy },
         } => {
@@ -197,6 +365,26 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The absolute paths an installed hook runs with; refuses a policy that
+/// does not load (the agent would deny every guarded call).
+fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> {
+    let mut absolute = Vec::new();
+    for p in policy {
+        absolute.push(
+            std::fs::canonicalize(p).map_err(|e| format!("cannot find policy {}: {e}", p.display()))?,
+        );
+    }
+    if let hook_policy::engine::Prepared::Broken { message, .. } =
+        hook_policy::engine::prepare(&absolute, None)
+    {
+        return Err(format!("the policy does not load, fix it first (`policy check`): {message}"));
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("cannot locate the policy binary: {e}"))?;
+    Ok((exe, absolute))
 }
 
 fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
@@ -523,6 +711,13 @@ fn explain(
                     out.push_str(&format!("; also denied by: {}", d.also_denied.join(", ")));
                 }
                 out.push('\n');
+            }
+            if let Some(a) = &d.ask {
+                if d.deny.is_none() {
+                    out.push_str(&format!("  ask: `{}` gives the reason\n", a.rule));
+                } else {
+                    out.push_str(&format!("  ask from `{}` is overridden by the deny\n", a.rule));
+                }
             }
             if let Some(b) = &d.block {
                 out.push_str(&format!("  block: `{}` gives the message\n", b.rule));

@@ -142,6 +142,14 @@ pub struct Rule {
     #[serde(default)]
     #[schemars(example = &"recursive delete is not allowed", example = &"no reading ${{ path }}: it holds secrets")]
     pub deny: Option<String>,
+    /// Ask the user before the operation runs, with this reason (permission
+    /// hooks). A deny from any rule wins over an ask. Harnesses without a
+    /// way to ask handle it as documented per adapter: chibi falls back to
+    /// its own permission prompt, PicoClaw and Codex deny. May embed CEL as
+    /// `${{ expr }}`.
+    #[serde(default)]
+    #[schemars(example = &"force-pushing rewrites shared history; confirm first")]
+    pub ask: Option<String>,
     /// Block the tool call with this message (`pre_tool` only). May embed CEL
     /// as `${{ expr }}`.
     #[serde(default)]

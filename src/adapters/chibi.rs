@@ -109,7 +109,7 @@ fn failure_reply(hook: &HookPoint, mode: FailureMode, message: &str) -> Reply {
 
 fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Reply {
     let mut out = Map::new();
-    let stderr = Vec::new();
+    let mut stderr = Vec::new();
     match hook.class {
         HookClass::Permission => {
             if let Some(deny) = &d.deny {
@@ -118,6 +118,15 @@ fn decided_reply(hook: &HookPoint, d: &Decision, payload: Option<&Json>) -> Repl
                     "reason".into(),
                     Json::String(with_rule(&deny.value, &deny.rule)),
                 );
+            } else if let Some(ask) = &d.ask {
+                // chibi has no "ask" reply, but saying nothing hands the
+                // operation to its own permission handler, which prompts the
+                // user (and approves only in trust mode, where the user chose
+                // not to be asked).
+                stderr.push(format!(
+                    "hook-policy: {}: rule `{}` asks for confirmation ({}); chibi's own permission prompt decides",
+                    hook.name, ask.rule, ask.value
+                ));
             }
         }
         HookClass::ToolGate => {
@@ -447,7 +456,13 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
         Prepared::Ready(policy) => {
             let n = policy.rules.len();
             (
-                policy.hooks(),
+                // Only chibi's own hook points; other harnesses' native
+                // events never fire here.
+                policy
+                    .hooks()
+                    .into_iter()
+                    .filter(|h| catalogue::hook(h).is_some_and(|hp| hp.harness.is_none()))
+                    .collect::<Vec<_>>(),
                 format!(
                     "Guardrail policy ({n} rule{}, from {}). Call this tool to list the active rules.",
                     if n == 1 { "" } else { "s" },
@@ -458,6 +473,7 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
         Prepared::Broken { message, .. } => (
             catalogue::HOOKS
                 .iter()
+                .filter(|h| h.harness.is_none())
                 .filter(|h| matches!(h.class, HookClass::Permission | HookClass::ToolGate))
                 .map(|h| h.name)
                 .collect(),
@@ -511,6 +527,7 @@ pub fn tool_answer(manifest: &Manifest) -> String {
 fn effect_present(fx: &crate::compile::Effects, e: EffectKind) -> bool {
     match e {
         EffectKind::Deny => fx.deny.is_some(),
+        EffectKind::Ask => fx.ask.is_some(),
         EffectKind::Block => fx.block.is_some(),
         EffectKind::Arguments => fx.arguments.is_some(),
         EffectKind::Tools => fx.tools.is_some(),

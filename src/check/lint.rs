@@ -87,6 +87,9 @@ fn single_valued(rule: &CompiledRule) -> Vec<String> {
     if fx.deny.is_some() {
         out.push("the deny reason".to_string());
     }
+    if fx.ask.is_some() {
+        out.push("the ask reason".into());
+    }
     if fx.block.is_some() {
         out.push("the block message".into());
     }

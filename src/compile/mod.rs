@@ -73,6 +73,7 @@ pub struct ToolsEffect {
 #[derive(Debug, Default)]
 pub struct Effects {
     pub deny: Option<Text>,
+    pub ask: Option<Text>,
     pub block: Option<Text>,
     pub arguments: Option<Vec<(String, ValueTemplate)>>,
     pub tools: Option<ToolsEffect>,
@@ -559,7 +560,8 @@ impl RuleCompiler<'_> {
                 .rule()
                 .deny
                 .clone()
-                .or_else(|| self.rule().block.clone()),
+                .or_else(|| self.rule().block.clone())
+                .or_else(|| self.rule().ask.clone()),
             when,
             matchers,
             effects,
@@ -750,6 +752,9 @@ impl RuleCompiler<'_> {
                 self.diags.push(d);
             }
             effects.deny = self.text(reason, &["deny"], ok);
+        }
+        if let Some(reason) = &rule.ask {
+            effects.ask = self.text(reason, &["ask"], ok);
         }
         if let Some(message) = &rule.block {
             effects.block = self.text(message, &["block"], ok);
@@ -1176,6 +1181,7 @@ pub fn present_effects(rule: &Rule) -> Vec<EffectKind> {
         }
     };
     add(rule.deny.is_some(), EffectKind::Deny);
+    add(rule.ask.is_some(), EffectKind::Ask);
     add(rule.block.is_some(), EffectKind::Block);
     add(rule.arguments.is_some(), EffectKind::Arguments);
     add(rule.tools.is_some(), EffectKind::Tools);

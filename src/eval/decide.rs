@@ -46,6 +46,8 @@ pub struct Decision {
     pub deny: Option<Won<String>>,
     /// Other rules that also denied, in order.
     pub also_denied: Vec<String>,
+    /// The first asking rule; replies ask only when nothing denies.
+    pub ask: Option<Won<String>>,
     pub block: Option<Won<String>>,
     pub arguments: Vec<(String, Won<Json>)>,
     pub include: Option<Vec<String>>,
@@ -66,6 +68,7 @@ pub struct Decision {
 impl Decision {
     pub fn is_empty(&self) -> bool {
         self.deny.is_none()
+            && self.ask.is_none()
             && self.block.is_none()
             && self.arguments.is_empty()
             && self.include.is_none()
@@ -176,6 +179,11 @@ fn apply(
         .as_ref()
         .map(|t| render_text(t, resolver))
         .transpose()?;
+    let ask = fx
+        .ask
+        .as_ref()
+        .map(|t| render_text(t, resolver))
+        .transpose()?;
     let block = fx
         .block
         .as_ref()
@@ -207,6 +215,11 @@ fn apply(
             d.deny = Some(won(&rule.id, reason));
         } else {
             d.also_denied.push(rule.id.clone());
+        }
+    }
+    if let Some(reason) = ask {
+        if d.ask.is_none() {
+            d.ask = Some(won(&rule.id, reason));
         }
     }
     if let Some(message) = block {
