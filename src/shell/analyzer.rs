@@ -199,9 +199,9 @@ impl Analyzer {
         let own_args = arg_words
             .iter()
             .enumerate()
-            .filter(|(i, w)| w.literal && !launch.foreign.iter().any(|r| r.contains(i)))
-            .map(|(_, w)| w.text.as_str());
-        let (short_flags, long_flags) = flags::collect(own_args);
+            .filter(|(i, _)| !launch.foreign.iter().any(|r| r.contains(i)))
+            .map(|(_, w)| w);
+        let (short_flags, long_flags) = flags::collect_words(own_args);
         let assignments = assignments
             .into_iter()
             .chain(stripped.assignments)

@@ -71,6 +71,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
         "trap" => trap(args, &mut launch),
         "ssh" => ssh(args, &mut launch),
         "script" => script_command(args, &mut launch),
+        "at" | "batch" => at_job(program, args, input, &mut launch),
         _ => {}
     }
     launch
@@ -421,6 +422,35 @@ fn ssh(args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// `at TIME` and `batch` read the job's shell commands from standard input
+/// (or `-f FILE`) and run them later; `-l`, `-r`, `-d` and `-c` only manage
+/// queued jobs.
+fn at_job(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launch) {
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(Word::static_text) {
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            break;
+        };
+        if cluster == "-" {
+            break;
+        }
+        for (at, flag) in cluster.char_indices() {
+            match flag {
+                'f' => return,
+                'l' | 'r' | 'd' | 'c' | 'V' => return,
+                'q' | 't' if cluster.len() == at + 1 => {
+                    i += 1;
+                    break;
+                }
+                'q' | 't' => break,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    stdin_script(program, input, launch);
+}
+
 /// util-linux `script -c 'code' [file]`.
 fn script_command(args: &[Word], launch: &mut Launch) {
     if let Some(code) = option_value(args, 'c', &["command"]) {
@@ -631,6 +661,21 @@ mod tests {
         // Without -c right after the file, the rest is the command itself.
         let launch = inspect("flock", &args("/tmp/l tar -cf a.tar d"), None);
         assert_eq!(argvs(&launch)[0].1, ["tar", "-cf", "a.tar", "d"]);
+    }
+
+    #[test]
+    fn at_jobs_run_their_standard_input() {
+        let here = Input::HereString(Word::literal("rm -rf /"));
+        let launch = inspect("at", &args("now + 1 minute"), Some(&here));
+        assert_eq!(scripts(&launch), [("at <<<", "rm -rf /")]);
+        let launch = inspect("batch", &[], None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::ShellFromStdin);
+        let launch = inspect("at", &args("-q b -m now"), None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::ShellFromStdin);
+        for a in ["-f job.sh now", "-l", "-r 3", "-c 3", "-mf job.sh now"] {
+            let launch = inspect("at", &args(a), None);
+            assert!(launch.opaque.is_empty() && launch.nested.is_empty(), "{a}");
+        }
     }
 
     #[test]

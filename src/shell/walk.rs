@@ -122,6 +122,10 @@ fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
         input: None,
     };
     let mut redirects = Vec::new();
+    // The word written last and where it ended: a word that follows it with
+    // nothing but line continuations between (`r\<newline>m`) is the same
+    // word to bash, though the grammar splits it.
+    let mut last_word: Option<(usize, usize)> = None;
     let mut cursor = node.walk();
     for (index, child) in node.children(&mut cursor).enumerate() {
         let field = u32::try_from(index)
@@ -137,16 +141,45 @@ fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
         {
             continue;
         }
-        match (field, child.kind()) {
-            (Some("name"), _) => command.words.insert(0, words::from_node(child, src)),
-            (Some("argument"), _) => command.words.push(words::from_node(child, src)),
-            (_, "variable_assignment") => command.assignments.push(assignment(child, src)),
-            (_, kind) if kind.ends_with("_redirect") => redirects.push(child),
-            _ => {}
-        }
+        let word_at = match (field, child.kind()) {
+            (Some("name" | "argument"), _) => {
+                let word = words::from_node(child, src);
+                match last_word {
+                    Some((at, end)) if only_line_continuations(src, end, child.start_byte()) => {
+                        command.words[at].append(word);
+                        Some(at)
+                    }
+                    _ if field == Some("name") => {
+                        command.words.insert(0, word);
+                        Some(0)
+                    }
+                    _ => {
+                        command.words.push(word);
+                        Some(command.words.len() - 1)
+                    }
+                }
+            }
+            (_, "variable_assignment") => {
+                command.assignments.push(assignment(child, src));
+                None
+            }
+            (_, kind) if kind.ends_with("_redirect") => {
+                redirects.push(child);
+                None
+            }
+            _ => None,
+        };
+        last_word = word_at.map(|at| (at, child.end_byte()));
     }
     command.input = stdin_of(&redirects, src);
     command
+}
+
+/// True when `src[start..end]` is one or more backslash-newline pairs, which
+/// bash removes before splitting words.
+fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
+    let gap = words::slice(src, start, end);
+    !gap.is_empty() && gap.len() % 2 == 0 && gap.as_bytes().chunks(2).all(|p| p == b"\\\n")
 }
 
 /// `declare`/`export`/`local`/`readonly`/`typeset` and `unset` have their own
@@ -247,4 +280,19 @@ fn heredoc(redirect: Node<'_>, src: &str) -> Option<Input> {
         body: words::node_text(*body, src).to_string(),
         literal: quoted || !expands,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::analyze;
+
+    #[test]
+    fn words_split_only_by_line_continuations_are_one_word() {
+        let a = analyze("r\\\nm -r\\\n\\\nf /");
+        assert_eq!(a.commands[0].program, "rm");
+        assert_eq!(a.commands[0].args, ["-rf", "/"]);
+        // A continuation with blanks around it still separates words.
+        let a = analyze("rm -r \\\n -f /");
+        assert_eq!(a.commands[0].args, ["-r", "-f", "/"]);
+    }
 }

@@ -34,6 +34,13 @@ impl Word {
         self.literal && !self.pattern
     }
 
+    /// Glue `next` onto this word, as bash does for `a\<newline>b`.
+    pub fn append(&mut self, next: Word) {
+        self.text.push_str(&next.text);
+        self.literal &= next.literal;
+        self.pattern |= next.pattern;
+    }
+
     /// Same text, if it is known exactly.
     pub fn static_text(&self) -> Option<&str> {
         self.is_static().then_some(self.text.as_str())

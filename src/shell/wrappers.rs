@@ -243,6 +243,153 @@ const SPECS: &[Spec] = &[
         bare_runs_shell: true,
         ..BASE
     },
+    // Privilege, scheduling, resource and sandbox launchers: each runs the
+    // command after it unchanged, so `pkexec rm -rf /` is `rm -rf /`.
+    Spec {
+        // Without a program pkexec starts a root shell.
+        names: &["pkexec"],
+        long_value: &["user"],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        // systemd's sudo; without a command it starts a root shell.
+        names: &["run0"],
+        short_value: "ugD",
+        long_value: &[
+            "user",
+            "group",
+            "nice",
+            "chdir",
+            "setenv",
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "background",
+            "machine",
+        ],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        names: &["systemd-run"],
+        short_value: "upEMH",
+        long_value: &[
+            "unit",
+            "property",
+            "setenv",
+            "machine",
+            "host",
+            "description",
+            "slice",
+            "uid",
+            "gid",
+            "nice",
+            "working-directory",
+            "service-type",
+            "path-property",
+            "socket-property",
+            "timer-property",
+            "on-active",
+            "on-boot",
+            "on-startup",
+            "on-unit-active",
+            "on-unit-inactive",
+            "on-calendar",
+        ],
+        ..BASE
+    },
+    Spec {
+        // `taskset [-c] MASK cmd`; `-p` works on a running process instead.
+        names: &["taskset"],
+        no_command_short: "p",
+        no_command_long: &["pid", "help", "version"],
+        operands: 1,
+        ..BASE
+    },
+    Spec {
+        // `chrt [policy] PRIORITY cmd`; `-p` and `-m` run nothing.
+        names: &["chrt"],
+        short_value: "TPD",
+        long_value: &["sched-runtime", "sched-period", "sched-deadline"],
+        no_command_short: "pm",
+        no_command_long: &["pid", "max", "help", "version"],
+        operands: 1,
+        ..BASE
+    },
+    Spec {
+        // Resource limits take an optional value, attached (`-n1024`,
+        // `--nofile=1024`); `-p PID` changes a running process.
+        names: &["prlimit"],
+        short_value: "o",
+        short_attached_value: "cdefilmnqrstuvxy",
+        long_value: &["output"],
+        no_command_short: "p",
+        no_command_long: &["pid", "help", "version"],
+        ..BASE
+    },
+    Spec {
+        names: &["numactl"],
+        short_value: "ipmNCPw",
+        long_value: &[
+            "interleave",
+            "preferred",
+            "preferred-many",
+            "weighted-interleave",
+            "membind",
+            "cpunodebind",
+            "physcpubind",
+        ],
+        no_command_short: "Hs",
+        no_command_long: &["hardware", "show", "help", "version"],
+        ..BASE
+    },
+    Spec {
+        // Without a command fakeroot starts a shell.
+        names: &["fakeroot"],
+        short_value: "lisb",
+        long_value: &["lib", "faked", "fd-base"],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        // Options are written `--name=value`; without a program firejail
+        // starts the user's shell in the sandbox.
+        names: &["firejail"],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        names: &["eatmydata", "nocache", "catchsegv", "dbus-run-session"],
+        long_value: &["config-file", "dbus-daemon"],
+        ..BASE
+    },
+    Spec {
+        names: &["xvfb-run"],
+        short_value: "nsefwp",
+        long_value: &[
+            "server-num",
+            "server-args",
+            "error-file",
+            "auth-file",
+            "wait",
+            "xauth-protocol",
+        ],
+        ..BASE
+    },
+    Spec {
+        // `faketime [-f] TIMESTAMP cmd`
+        names: &["faketime"],
+        short_value: "mp",
+        operands: 1,
+        ..BASE
+    },
+    Spec {
+        // Tool options are `--name=value`.
+        names: &["valgrind"],
+        ..BASE
+    },
 ];
 
 /// A command with its wrappers removed.
@@ -522,6 +669,52 @@ mod tests {
                 vec!["rm".to_string(), "x".to_string()]
             )
         );
+    }
+
+    #[test]
+    fn privilege_scheduling_and_sandbox_launchers_are_wrappers() {
+        for (line, wrapper) in [
+            ("pkexec rm -rf /", "pkexec"),
+            ("pkexec --user root rm -rf /", "pkexec"),
+            ("run0 -u root rm -rf /", "run0"),
+            (
+                "systemd-run --user -p MemoryMax=1G --unit x rm -rf /",
+                "systemd-run",
+            ),
+            ("taskset -c 0 rm -rf /", "taskset"),
+            ("taskset 0x1 rm -rf /", "taskset"),
+            ("chrt -f 1 rm -rf /", "chrt"),
+            ("chrt --sched-runtime 5 -d 0 rm -rf /", "chrt"),
+            ("prlimit --nofile=1024 -n512 rm -rf /", "prlimit"),
+            ("numactl -N 0 --membind 0 rm -rf /", "numactl"),
+            ("fakeroot -- rm -rf /", "fakeroot"),
+            ("firejail --noprofile --net=none rm -rf /", "firejail"),
+            ("eatmydata rm -rf /", "eatmydata"),
+            ("xvfb-run -a -s x rm -rf /", "xvfb-run"),
+            ("faketime 2020-01-01 rm -rf /", "faketime"),
+            ("valgrind --leak-check=full rm -rf /", "valgrind"),
+        ] {
+            let (wrappers, rest) = stripped(line);
+            assert_eq!(wrappers, [wrapper], "{line}");
+            assert_eq!(rest.first().map(String::as_str), Some("rm"), "{line}");
+        }
+        // Forms that act on a running process or only report.
+        for line in [
+            "taskset -p 1234",
+            "chrt -p 99 1234",
+            "prlimit -p 1",
+            "numactl -H",
+        ] {
+            assert!(stripped(line).0.is_empty(), "{line}");
+        }
+        // Bare root shells.
+        for line in ["pkexec", "run0", "fakeroot"] {
+            assert_eq!(
+                strip(words(line)).interactive_shell.as_deref(),
+                Some(line),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -495,11 +495,10 @@ fn verdict_for_opaque_host(opaque: &str) -> HostVerdict {
         Ok(url::Host::Ipv6(v6)) => verdict_for_ip(IpAddr::V6(v6)),
         Ok(url::Host::Domain(domain)) => verdict_for_domain(&domain),
         Err(error) => {
-            let mut verdict = HostVerdict::without_host(
+            return HostVerdict::without_host(
                 UrlClass::Invalid,
                 format!("opaque host '{opaque}' is not a valid network host: {error}"),
             );
-            return verdict;
         }
     };
     verdict.reasons.insert(
