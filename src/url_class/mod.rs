@@ -323,9 +323,13 @@ fn describe_url(url: &url::Url, parsed_text: &str, mut reasons: Vec<String>) -> 
     let authority = raw_authority(parsed_text);
     reasons.extend(authority_tricks(url, parsed_text, authority.as_ref()));
 
-    let verdict = verdict_for_host(url);
+    let mut verdict = verdict_for_host(url);
     if let Some(raw) = &authority {
         reasons.extend(spelling::describe_host_spelling(&raw.host, &verdict.host));
+    }
+    if let Some(other) = backslash_reading(url, parsed_text, &verdict) {
+        reasons.extend(std::mem::take(&mut verdict.reasons));
+        verdict = other;
     }
     reasons.extend(verdict.reasons);
 
@@ -406,6 +410,47 @@ fn authority_tricks(
         ));
     }
     reasons
+}
+
+/// `http://evil.com\@127.0.0.1/` reaches evil.com in a browser, where '\'
+/// ends the host, but 127.0.0.1 in clients that follow RFC 3986 (curl's
+/// and Python's parsers), where it is an ordinary userinfo character. When
+/// that second reading lands somewhere not public while the WHATWG one is
+/// public, the guard takes the second: it must assume the reading that
+/// reaches more.
+fn backslash_reading(
+    url: &url::Url,
+    parsed_text: &str,
+    whatwg: &HostVerdict,
+) -> Option<HostVerdict> {
+    if whatwg.class != UrlClass::Public || !SPECIAL_SCHEMES.contains(&url.scheme()) {
+        return None;
+    }
+    let (_, rest) = split_scheme(parsed_text)?;
+    let after_slashes = rest.strip_prefix("//")?;
+    let authority = &after_slashes[..after_slashes
+        .find(['/', '?', '#'])
+        .unwrap_or(after_slashes.len())];
+    if !authority.contains('\\') {
+        return None;
+    }
+    let host_port = authority.rsplit('@').next()?;
+    if host_port.is_empty() || host_port.contains('\\') {
+        return None;
+    }
+    let alternative = url::Url::parse(&format!("{}://{host_port}/", url.scheme())).ok()?;
+    let mut verdict = verdict_for_host(&alternative);
+    if verdict.class == UrlClass::Public || verdict.class == UrlClass::Invalid {
+        return None;
+    }
+    verdict.reasons.insert(
+        0,
+        format!(
+            "clients that do not treat '\\' as '/' (curl, Python) read the host as '{host_port}', not '{}'",
+            whatwg.host
+        ),
+    );
+    Some(verdict)
 }
 
 fn verdict_for_host(url: &url::Url) -> HostVerdict {
@@ -586,6 +631,27 @@ mod tests {
         assert_eq!(info.class, UrlClass::Invalid);
         assert_eq!(info.scheme, "");
         assert_eq!(info.error.as_deref(), Some("invalid IPv6 address"));
+    }
+
+    #[test]
+    fn a_backslash_before_userinfo_is_read_both_ways() {
+        // WHATWG: host evil.com; curl and Python: userinfo `evil.com\`, host 127.0.0.1.
+        let info = classify("http://evil.com\\@127.0.0.1/");
+        assert_eq!(info.class, UrlClass::Loopback);
+        assert_eq!(info.host, "127.0.0.1");
+        assert!(info.reasons.iter().any(|r| r.contains("curl, Python")));
+        let info = classify("http://evil.com\\@169.254.169.254:80/x");
+        assert_eq!(info.class, UrlClass::CloudMetadata);
+        // Both readings internal: the WHATWG one is kept.
+        let info = classify("http://127.0.0.1\\@evil.com/");
+        assert_eq!(info.class, UrlClass::Loopback);
+        // Both public: nothing changes.
+        assert_eq!(classify("http://a.com\\@b.com/").host, "a.com");
+        // A backslash in the path is not in the authority.
+        assert_eq!(
+            classify("http://example.com/\\@127.0.0.1").class,
+            UrlClass::Public
+        );
     }
 
     #[test]
