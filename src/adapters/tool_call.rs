@@ -227,9 +227,19 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
     let mut out = Vec::new();
     match action {
         Shell { command } => {
-            // A shell tool without a command string is still a shell call:
-            // check the empty line rather than nothing.
-            out.push(shell(first_str(args, command).unwrap_or("")));
+            // Codex may pass the command as argv (`["bash", "-lc", "..."]`):
+            // quoted back into one line, the shell analysis sees through it.
+            // A shell tool without a command is still a shell call: check the
+            // empty line rather than nothing.
+            let line = command
+                .iter()
+                .find_map(|k| match args.get(*k) {
+                    Some(Json::String(s)) => Some(s.clone()),
+                    Some(Json::Array(words)) => Some(argv_line(words)),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            out.push(shell(&line));
         }
         Read { path } => {
             if let Some(p) = first_str(args, path) {
@@ -276,6 +286,31 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
     out
 }
 
+/// An argv array as one shell line, each word single-quoted unless it is
+/// plainly safe. Non-string words become JSON text (and so are visible).
+fn argv_line(words: &[Json]) -> String {
+    let mut out = String::new();
+    for w in words {
+        let w = match w {
+            Json::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let plain = !w.is_empty()
+            && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b));
+        if plain {
+            out.push_str(&w);
+        } else {
+            out.push('\'');
+            out.push_str(&w.replace('\'', r"'\''"));
+            out.push('\'');
+        }
+    }
+    out
+}
+
 /// `pre_fetch_url`'s payload as chibi would send it, with hook-policy's own
 /// classification standing in for chibi's (other harnesses send every URL).
 fn fetch_payload(tool: &str, url: &str) -> Json {
@@ -295,23 +330,35 @@ fn fetch_payload(tool: &str, url: &str) -> Json {
     }
 }
 
-/// Every `http(s)://` URL in a text, as written (up to whitespace or a
-/// closing bracket or quote).
+/// Every URL in a free text: each `scheme://...` up to whitespace, a
+/// closing parenthesis, a quote or an angle bracket (`]` belongs to IPv6), whatever the scheme (a `file://` in a prompt
+/// is still a fetch to judge).
 pub fn urls_in_text(text: &str) -> Vec<&str> {
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(found) = ["http://", "https://"]
-        .iter()
-        .filter_map(|s| lower[from..].find(s))
-        .min()
-    {
-        let start = from + found;
-        let end = text[start..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`'))
-            .map_or(text.len(), |n| start + n);
-        out.push(text[start..end].trim_end_matches(['.', ',', ';', ':']));
-        from = end.max(start + 1);
+    while let Some(found) = text[from..].find("://") {
+        let sep = from + found;
+        let mut start = sep;
+        while start > 0 {
+            let b = bytes[start - 1];
+            if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.') {
+                start -= 1;
+            } else {
+                break;
+            }
+        }
+        // A scheme starts with a letter.
+        while start < sep && !bytes[start].is_ascii_alphabetic() {
+            start += 1;
+        }
+        let end = text[sep..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | '`'))
+            .map_or(text.len(), |n| sep + n);
+        if start < sep {
+            out.push(text[start..end].trim_end_matches(['.', ',', ';', ':']));
+        }
+        from = end.max(sep + 3);
     }
     out
 }
@@ -631,7 +678,7 @@ pub fn markdown() -> String {
                 Fetch { url } => ("pre_fetch_url", format!("url: {}", keys(url))),
                 FetchInText { text } => (
                     "pre_fetch_url, per URL",
-                    format!("every http(s) URL in {}", keys(text)),
+                    format!("every `scheme://` URL in {}", keys(text)),
                 ),
                 Patch { text } => (
                     "pre_file_write, per file",
@@ -651,6 +698,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn argv_commands_are_quoted_back_into_a_line() {
+        let args = json!({"command": ["bash", "-lc", "rm -rf 'a b'"]});
+        let checks = permission_checks(Codex, "Bash", &args);
+        let line = checks[0].payload["command"].as_str().unwrap();
+        assert_eq!(line, r"bash -lc 'rm -rf '\''a b'\'''");
+        let a = crate::shell::analyze(line);
+        assert!(a.commands.iter().any(|c| c.program == "rm" && c.has_flag("-r")), "{a:?}");
+    }
+
+    #[test]
     fn urls_are_found_in_free_text() {
         let text = "Summarise https://example.com/a, then HTTP://127.0.0.1:8080/x and (http://[::1]/).";
         assert_eq!(
@@ -658,6 +715,7 @@ mod tests {
             vec!["https://example.com/a", "HTTP://127.0.0.1:8080/x", "http://[::1]/"]
         );
         assert!(urls_in_text("no links here").is_empty());
+        assert_eq!(urls_in_text("see file:///etc/passwd, ok"), vec!["file:///etc/passwd"]);
     }
 
     #[test]

@@ -1,0 +1,140 @@
+//! One policy, every harness: each permission case of the shipped policies'
+//! own tests (`policies/*.test.yaml`), put to chibi and then as the
+//! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
+//! must be denied by all of them or by none.
+
+use hook_policy::adapters::chibi;
+use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
+use hook_policy::engine::{self, Prepared};
+use hook_policy::eval::DecideContext;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The tool call each harness would make for a canonical permission payload.
+fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, Value)> {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    use Harness::*;
+    Some(match (hook, harness) {
+        ("pre_shell_exec", ClaudeCode | Codex) => ("Bash", json!({"command": s("command")?})),
+        ("pre_shell_exec", Gemini) => ("run_shell_command", json!({"command": s("command")?})),
+        ("pre_shell_exec", PicoClaw) => ("exec", json!({"command": s("command")?})),
+        ("pre_file_read", ClaudeCode) => ("Read", json!({"file_path": s("path")?})),
+        ("pre_file_read", Gemini) => ("read_file", json!({"file_path": s("path")?})),
+        ("pre_file_read", PicoClaw) => ("read_file", json!({"path": s("path")?})),
+        ("pre_file_write", ClaudeCode) => {
+            ("Write", json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}))
+        }
+        ("pre_file_write", Gemini) => {
+            ("write_file", json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}))
+        }
+        ("pre_file_write", PicoClaw) => {
+            ("write_file", json!({"path": s("path")?, "content": s("content").unwrap_or_default()}))
+        }
+        ("pre_file_write", Codex) => {
+            let added: String = s("content")
+                .unwrap_or_default()
+                .lines()
+                .map(|l| format!("+{l}\n"))
+                .collect();
+            let patch = format!("*** Begin Patch\n*** Add File: {}\n{added}*** End Patch\n", s("path")?);
+            ("apply_patch", json!({"command": patch}))
+        }
+        ("pre_fetch_url", ClaudeCode) => ("WebFetch", json!({"url": s("url")?, "prompt": "read it"})),
+        ("pre_fetch_url", Gemini) => ("web_fetch", json!({"prompt": format!("Summarise {}", s("url")?)})),
+        ("pre_fetch_url", PicoClaw) => ("web_fetch", json!({"url": s("url")?})),
+        // Codex has no read or fetch tool of its own.
+        _ => return None,
+    })
+}
+
+fn load_cases() -> Vec<(String, String, Value, String)> {
+    let mut cases = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("policies"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.yaml"))
+        .collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_saphyr::from_str(&text).unwrap();
+        for case in doc["tests"].as_array().unwrap() {
+            let hook = case["hook"].as_str().unwrap().to_string();
+            let payload = if let Some(p) = case.get("payload") {
+                p.clone()
+            } else {
+                let f = file.parent().unwrap().join(case["payload_file"].as_str().unwrap());
+                let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+                v.get("payload").cloned().unwrap_or(v)
+            };
+            let root = case
+                .get("project_root")
+                .and_then(Value::as_str)
+                .unwrap_or("/project")
+                .to_string();
+            let name = format!("{}: {}", file.file_name().unwrap().to_string_lossy(), case["name"].as_str().unwrap());
+            cases.push((name, hook, payload, root));
+        }
+    }
+    cases
+}
+
+#[test]
+fn every_adapter_decides_the_shipped_cases_like_chibi() {
+    let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
+    let Prepared::Ready(policy) = &*prepared else {
+        panic!("shipped policies do not load")
+    };
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let mut denied_somewhere = 0;
+    for (name, hook, payload, root) in load_cases() {
+        if !matches!(hook.as_str(), "pre_shell_exec" | "pre_file_read" | "pre_file_write" | "pre_fetch_url") {
+            continue;
+        }
+        let ctx = DecideContext {
+            harness: "chibi",
+            project_root: &root,
+            home: Some("/home/user"),
+        };
+        let hp = hook_policy::catalogue::hook(&hook).unwrap();
+        let outcome = engine::run(policy, &hook, &payload, ctx);
+        let reply = chibi::reply(hp, &outcome, policy.on_error, Some(&payload));
+        let chibi_denies = reply.json.get("denied") == Some(&json!(true));
+        denied_somewhere += chibi_denies as usize;
+        for harness in Harness::ALL {
+            let Some((tool, args)) = tool_call(harness, &hook, &payload) else {
+                continue;
+            };
+            let mut source = PolicySource::compiled(prepared.clone());
+            let native = json!({"tool_name": tool, "tool_input": args, "tool": tool, "arguments": args,
+                                "session_id": "s", "cwd": root, "hook_event_name": "PreToolUse"});
+            let ctx = DecideContext {
+                harness: harness.name(),
+                project_root: &root,
+                home: Some("/home/user"),
+            };
+            let d = decide_call(&mut source, harness, tool, &args, &native, false, "coding", ctx);
+            let denies = matches!(d.verdict, Verdict::Deny(_));
+            compared += 1;
+            if denies != chibi_denies {
+                failures.push(format!(
+                    "{name} [{}]: chibi {} but {} {} ({:?})",
+                    harness.name(),
+                    if chibi_denies { "denies" } else { "allows" },
+                    harness.title(),
+                    if denies { "denies" } else { "allows" },
+                    d.verdict
+                ));
+            }
+        }
+    }
+    assert!(compared >= 80, "only {compared} comparisons");
+    assert!(denied_somewhere >= 15, "too few denying cases: {denied_somewhere}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
