@@ -16,18 +16,19 @@ if [ -d "$fixtures" ] && command -v jq >/dev/null; then
   done
 fi
 
-# One seed per corpus line: the first column, comments and blank lines skipped.
-seed_column() { # file column target
+# One seed per corpus line: the spelling is the last column; comments and
+# blank lines skipped.
+seed_column() { # file target
   [ -f "$1" ] || { echo "skipping $1 (not found)"; return 0; }
   local n=0
-  grep -v '^#' "$1" | grep -v '^[[:space:]]*$' | cut -f"$2" | while IFS= read -r line; do
+  grep -v '^#' "$1" | grep -v '^[[:space:]]*$' | awk -F'\t' '{print $NF}' | while IFS= read -r line; do
     n=$((n + 1))
-    printf '%s' "$line" > "corpus/$3/$(basename "$1" .tsv)-$n"
+    printf '%s' "$line" > "corpus/$2/$(basename "$1" .tsv)-$n"
   done
 }
-seed_column "$repo/tests/corpora/shell.tsv" 1 shell_analyze
-seed_column "$repo/tests/corpora/urls.tsv" 2 url_path
-seed_column "$repo/tests/corpora/paths.tsv" 1 url_path
+seed_column "$repo/tests/corpora/shell.tsv" shell_analyze
+seed_column "$repo/tests/corpora/urls.tsv" url_path
+seed_column "$repo/tests/corpora/paths.tsv" url_path
 # Commands, URLs and paths from the shipped policies' test cases.
 seed_field() { # key target
   local n=0
