@@ -714,3 +714,34 @@ fn deep_lint_warns_about_rules_that_cannot_work_as_written() {
         Some(1)
     );
 }
+
+#[test]
+fn patterns_that_can_never_match_are_pointed_at() {
+    let dir = TempDir::new("lint-dead");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    shell: { arg: 'x$^y' }\n    deny: \"no\"\n  - id: b\n    hook: pre_file_read\n    path: { glob: ['**/*.pem', '~/.ssh/'] }\n    deny: \"no\"\n  - id: c\n    hook: pre_shell_exec\n    when: command.matches('a$b')\n    deny: \"no\"\n  - id: d\n    hook: pre_file_write\n    content: { regex: '[^\\s\\S]' }\n    deny: \"no\"\n  - id: e\n    hook: pre_shell_exec\n    shell: { arg: '^/$' }\n    deny: \"no\"\n",
+    );
+    let out = policy(&["check", "--format", "json", p.to_str().unwrap()], b"");
+    let report = stdout_json(&out);
+    let found: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let dead: Vec<(u64, u64)> = found
+        .iter()
+        .filter(|(c, ..)| c == "lint::never-matches")
+        .map(|(_, l, c)| (*l, *c))
+        .collect();
+    // Each dead pattern at its own position (the second glob of the list,
+    // the literal inside the CEL call); the live `^/$` is not reported.
+    assert_eq!(dead, vec![(5, 19), (9, 32), (13, 27), (17, 23)], "{found:?}");
+}

@@ -1,3 +1,4 @@
 pub mod lint;
+pub mod never_match;
 pub mod structure;
 pub mod types;

@@ -645,7 +645,64 @@ impl RuleCompiler<'_> {
                 Err(e) => report(self, "content", e),
             }
         }
+        if self.thorough && *ok {
+            self.lint_dead_patterns(&rule);
+        }
         out
+    }
+
+    /// Warns about regexes and globs that compile but can never match.
+    fn lint_dead_patterns(&mut self, rule: &crate::model::Rule) {
+        use crate::check::never_match::{glob_never_matches, regex_never_matches};
+        let mut found: Vec<(&str, &str, Option<usize>, String, &str)> = Vec::new();
+        if let Some(arg) = rule.shell.as_ref().and_then(|s| s.arg.as_deref()) {
+            if let Some(why) = regex_never_matches(arg) {
+                found.push(("shell", "arg", None, why, "regex"));
+            }
+        }
+        if let Some(re) = rule.url.as_ref().and_then(|u| u.path_regex.as_deref()) {
+            if let Some(why) = regex_never_matches(re) {
+                found.push(("url", "path_regex", None, why, "regex"));
+            }
+        }
+        if let Some(c) = &rule.content {
+            let many = matches!(c.regex, crate::model::StringList::Many(_));
+            for (i, re) in c.regex.items().iter().enumerate() {
+                if let Some(why) = regex_never_matches(re) {
+                    found.push(("content", "regex", many.then_some(i), why, "regex"));
+                }
+            }
+        }
+        if let Some(globs) = rule.path.as_ref().and_then(|p| p.glob.as_ref()) {
+            let many = matches!(globs, crate::model::StringList::Many(_));
+            for (i, g) in globs.items().iter().enumerate() {
+                if let Some(why) = glob_never_matches(g) {
+                    found.push(("path", "glob", many.then_some(i), why, "glob"));
+                }
+            }
+        }
+        for (top, key, index, why, what) in found {
+            let node = match index {
+                Some(i) => self.node_at(&[top, key]).and_then(|n| match &n.value {
+                    Value::Seq(items) => items.get(i).cloned(),
+                    _ => Some(n.clone()),
+                }),
+                None => self.node_at(&[top, key]).cloned(),
+            };
+            let span = node.map_or_else(|| self.key_span(top), |n| n.span);
+            let d = Diagnostic::warning(
+                "lint::never-matches",
+                format!("this {what} can never match, so the rule never applies: {why}"),
+            )
+            .at(&self.loaded.file, span)
+            .label(format!("dead {what}"))
+            .help(if what == "glob" {
+                "fix the pattern; a rule that never applies guards nothing"
+            } else {
+                "fix the pattern (anchors: `^` start, `$` end); a rule that never applies guards nothing"
+            });
+            self.diags.push(d);
+        }
     }
 
     fn hooks(&mut self) -> Option<Vec<&'static HookPoint>> {
@@ -1018,7 +1075,31 @@ impl RuleCompiler<'_> {
             return ok;
         }
         for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
-            if let Err(e) = regex::Regex::new(pattern) {
+            let compiled = regex::Regex::new(pattern);
+            if let (Ok(_), Some(why)) = (&compiled, crate::check::never_match::regex_never_matches(pattern)) {
+                let offset = program
+                    .source_info()
+                    .offset_for(literal.id)
+                    .map_or(0, |(start, _)| start as usize);
+                let file = self.loaded.file.clone();
+                let span = match node {
+                    Some(n) => {
+                        let at = scalar::locate(&file.text, n.span, base + offset);
+                        Span::new(at, next_char_len(&file.text, at))
+                    }
+                    None => self.loaded.node.span,
+                };
+                self.diags.push(
+                    Diagnostic::warning(
+                        "lint::never-matches",
+                        format!("this regex in `{key}` can never match: {why}"),
+                    )
+                    .at(&file, span)
+                    .label("this pattern")
+                    .help("fix the pattern (anchors: `^` start, `$` end); a test that can never be true guards nothing"),
+                );
+            }
+            if let Err(e) = compiled {
                 let offset = program
                     .source_info()
                     .offset_for(literal.id)
