@@ -5,6 +5,15 @@
 //! cancel a parse. The callback runs after a fixed number of parser
 //! operations, so counting its calls gives a deterministic work budget:
 //! pathological input ends as "too complex" instead of running for long.
+//!
+//! The parser is shown the line with every non-ASCII byte replaced by `a`
+//! (same length, so byte ranges still index the real text). The grammar's
+//! C scanner passes characters to `isdigit`, whose table only covers bytes:
+//! `echo {` followed by a character beyond U+FFFF read outside it and
+//! crashed the process. Bash itself only gives meaning to ASCII characters
+//! (blanks are space and tab; `é` or U+2003 are word characters), so a
+//! letter in their place parses exactly as bash reads the line; the words
+//! themselves are always taken from the real text.
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -70,7 +79,7 @@ pub fn parse(src: &str, budget: &mut Budget) -> Result<Tree, ParseFailure> {
         };
         // A cancelled parse would otherwise be resumed by the next call.
         parser.reset();
-        let bytes = src.as_bytes();
+        let bytes = ascii_view(src);
         let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
         let mut tick = |_: &tree_sitter::ParseState| {
             budget.ticks_left = budget.ticks_left.saturating_sub(1);
@@ -84,6 +93,18 @@ pub fn parse(src: &str, budget: &mut Budget) -> Result<Tree, ParseFailure> {
         let tree = parser.parse_with_options(&mut input, None, Some(options));
         tree.ok_or(ParseFailure::OverBudget)
     })
+}
+
+/// `src` with each byte above ASCII replaced by `a` (see the module docs).
+fn ascii_view(src: &str) -> std::borrow::Cow<'_, [u8]> {
+    if src.is_ascii() {
+        return std::borrow::Cow::Borrowed(src.as_bytes());
+    }
+    let mapped = src
+        .bytes()
+        .map(|b| if b.is_ascii() { b } else { b'a' })
+        .collect();
+    std::borrow::Cow::Owned(mapped)
 }
 
 /// Describe the first syntax error in the tree, if any.
@@ -121,4 +142,32 @@ pub fn first_error(tree: &Tree, src: &str) -> Option<String> {
 fn position(node: Node<'_>) -> String {
     let p = node.start_position();
     format!("line {}, column {}", p.row + 1, p.column + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::analyze;
+
+    #[test]
+    fn characters_beyond_the_scanner_tables_do_not_crash_the_parser() {
+        // Each of these crashed the grammar's scanner (an out-of-bounds
+        // `isdigit` lookup) before the parser saw ASCII only.
+        assert!(analyze("{\u{10ffff}").is_opaque());
+        let analysis = analyze("x \"`\u{178e}`\"{\u{e01a7}");
+        let programs: Vec<&str> = analysis.programs().collect();
+        assert_eq!(programs, ["x", "\u{178e}"]);
+        let analysis = analyze("echo {\u{e01a7}");
+        assert_eq!(analysis.commands[0].program, "echo");
+        assert_eq!(analysis.commands[0].args, ["{\u{e01a7}"]);
+    }
+
+    #[test]
+    fn non_ascii_text_is_kept_in_words_and_never_separates_them() {
+        let analysis = analyze("ｒｍ -rf /; caf\u{e9} --x\u{2003}y \"\u{1f600}\"");
+        let programs: Vec<&str> = analysis.programs().collect();
+        assert_eq!(programs, ["ｒｍ", "caf\u{e9}"]);
+        // U+2003 is not a blank to bash: one word.
+        assert_eq!(analysis.commands[1].args, ["--x\u{2003}y", "\u{1f600}"]);
+        assert!(!analysis.is_opaque());
+    }
 }
