@@ -72,6 +72,8 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
         "ssh" => ssh(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
+        "screen" => screen(args, &mut launch),
+        "tmux" => tmux(args, &mut launch),
         _ => {}
     }
     launch
@@ -451,6 +453,199 @@ fn at_job(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Laun
     stdin_script(program, input, launch);
 }
 
+/// `screen [options] [cmd [args]]` runs `cmd` in a new window; `-X stuff
+/// TEXT` types TEXT into a running session's shell. Attaching, listing and
+/// other `-X` commands run nothing.
+fn screen(args: &[Word], launch: &mut Launch) {
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(Word::static_text) {
+        if text == "-Logfile" {
+            i += 2;
+            continue;
+        }
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            break;
+        };
+        if matches!(cluster, "ls" | "list" | "wipe" | "version") {
+            return;
+        }
+        let mut consumed = 1;
+        for (at, flag) in cluster.char_indices() {
+            match flag {
+                'X' => {
+                    let command = args.get(i + 1).map(|w| w.text.as_str());
+                    if command == Some("stuff") {
+                        typed_text(args, i + 2..args.len(), "screen -X stuff", launch);
+                    }
+                    return;
+                }
+                'r' | 'x' | 'R' | 'Q' | 'v' => return,
+                'S' | 'c' | 'e' | 'E' | 'h' | 'p' | 's' | 'T' | 't' => {
+                    if cluster.len() == at + flag.len_utf8() {
+                        consumed = 2;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        i += consumed;
+    }
+    if i < args.len() {
+        launch.argv(args, i..args.len(), "screen");
+    }
+}
+
+/// Keystrokes sent to a shell (`screen -X stuff`, `tmux send-keys`): the
+/// words are joined into the text the shell will read, with key names that
+/// end or break a line (`Enter`, `C-m`, `^M`, ...) read as newlines. The
+/// text is analysed whether or not it is submitted: a later keystroke can
+/// submit it.
+fn typed_text(args: &[Word], range: Range<usize>, via: &str, launch: &mut Launch) {
+    let Some(words) = args.get(range.clone()) else {
+        return;
+    };
+    if words.is_empty() {
+        return;
+    }
+    let mut source = String::new();
+    for word in words {
+        match word.text.as_str() {
+            "Space" => source.push(' '),
+            key if is_key_name(key) => source.push('\n'),
+            text => source.push_str(&unescape_keys(text)),
+        }
+    }
+    launch.nested.push(Nested::Script {
+        source,
+        via: via.to_string(),
+        literal: words.iter().all(|w| w.literal),
+    });
+    launch.foreign.push(range);
+}
+
+/// tmux and screen key names (not literal text).
+fn is_key_name(word: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "Enter", "Escape", "Tab", "BTab", "BSpace", "Up", "Down", "Left", "Right", "Home", "End",
+        "IC", "DC", "Insert", "Delete", "NPage", "PageDown", "PgDn", "PPage", "PageUp", "PgUp",
+    ];
+    let modified = ["C-", "M-", "S-"]
+        .iter()
+        .any(|m| word.len() > m.len() && word.starts_with(m));
+    let caret = word.len() == 2 && word.starts_with('^');
+    let function_key = word.len() <= 3
+        && word.starts_with('F')
+        && word.len() > 1
+        && word[1..].bytes().all(|b| b.is_ascii_digit());
+    NAMES.contains(&word)
+        || word.starts_with("KP") && word.len() > 2
+        || modified
+        || caret
+        || function_key
+}
+
+/// screen's `stuff` escapes for line ends (`\n`, `\r`, `^M`, `\015`).
+fn unescape_keys(text: &str) -> String {
+    text.replace("\\n", "\n")
+        .replace("\\r", "\n")
+        .replace("^M", "\n")
+        .replace("^J", "\n")
+        .replace("\\015", "\n")
+        .replace("\\012", "\n")
+}
+
+/// tmux runs shell commands for several of its commands, and `send-keys`
+/// types into a pane. Commands chain with a `;` word (`\;` in the shell).
+fn tmux(args: &[Word], launch: &mut Launch) {
+    // Global options; `-c shell-command` runs it like `sh -c`.
+    let mut i = 0;
+    while let Some(text) = args.get(i).and_then(Word::static_text) {
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            break;
+        };
+        let mut consumed = 1;
+        for (at, flag) in cluster.char_indices() {
+            if "LSfcT".contains(flag) {
+                let rest = &cluster[at + flag.len_utf8()..];
+                let code = if rest.is_empty() {
+                    consumed = 2;
+                    args.get(i + 1).cloned()
+                } else {
+                    Some(Word {
+                        text: rest.to_string(),
+                        ..args[i].clone()
+                    })
+                };
+                if flag == 'c' {
+                    if let Some(code) = code {
+                        launch.nested.push(Nested::Script {
+                            source: code.text.clone(),
+                            via: "tmux -c".into(),
+                            literal: code.literal,
+                        });
+                    }
+                }
+                break;
+            }
+        }
+        i += consumed;
+    }
+    let mut start = i;
+    while start < args.len() {
+        let end = args[start..]
+            .iter()
+            .position(|w| w.text == ";")
+            .map_or(args.len(), |p| start + p);
+        tmux_command(args, start, end, launch);
+        start = end + 1;
+    }
+}
+
+/// One tmux command, `args[start..end]`, command name first.
+fn tmux_command(args: &[Word], start: usize, end: usize, launch: &mut Launch) {
+    let Some(name) = args.get(start).map(|w| w.text.as_str()) else {
+        return;
+    };
+    // Options taking a value, per command.
+    let value_options = match name {
+        "new-session" | "new" => "cefFnstxy",
+        "new-window" | "neww" => "cefFnt",
+        "split-window" | "splitw" => "ceFlt",
+        "respawn-pane" | "respawnp" | "respawn-window" | "respawnw" => "cet",
+        "run-shell" | "run" => "cdt",
+        "display-popup" | "popup" => "bcdehsStTwxy",
+        "pipe-pane" | "pipep" => "t",
+        "if-shell" | "if" => "t",
+        "send-keys" | "send" => "cNt",
+        _ => return,
+    };
+    let operands_at = start + 1;
+    let options = &args[operands_at..end];
+    let first = operands_at + first_operand(options, value_options, &[]);
+    if first >= end {
+        return;
+    }
+    let via = format!("tmux {name}");
+    match name {
+        "send-keys" | "send" => {
+            let copy_mode = options[..first - operands_at]
+                .iter()
+                .any(|w| w.text.starts_with('-') && w.text.contains('X'));
+            if !copy_mode {
+                typed_text(args, first..end, &via, launch);
+            }
+        }
+        // `if-shell COMMAND TMUX-COMMAND...`: only the first word is shell code.
+        "if-shell" | "if" => launch.joined(args, first..first + 1, &via),
+        _ => launch.joined(args, first..end, &via),
+    }
+}
+
 /// util-linux `script -c 'code' [file]`.
 fn script_command(args: &[Word], launch: &mut Launch) {
     if let Some(code) = option_value(args, 'c', &["command"]) {
@@ -675,6 +870,49 @@ mod tests {
         for a in ["-f job.sh now", "-l", "-r 3", "-c 3", "-mf job.sh now"] {
             let launch = inspect("at", &args(a), None);
             assert!(launch.opaque.is_empty() && launch.nested.is_empty(), "{a}");
+        }
+    }
+
+    #[test]
+    fn screen_runs_its_command_and_stuffed_text() {
+        let launch = inspect("screen", &args("-dmS job -L rm -rf /"), None);
+        assert_eq!(argvs(&launch)[0].1, ["rm", "-rf", "/"]);
+        let launch = inspect("screen", &args("-S job -X stuff rm\\ -rf\\ /^M"), None);
+        assert_eq!(launch.nested.len(), 1);
+        for a in ["-ls", "-r job", "-x", "-S job -X quit", "-dmS job"] {
+            assert!(inspect("screen", &args(a), None).nested.is_empty(), "{a}");
+        }
+    }
+
+    #[test]
+    fn tmux_shell_commands_and_keys_are_followed() {
+        let launch = inspect("tmux", &with_code("new-session -d -s x", "rm -rf /"), None);
+        assert_eq!(scripts(&launch), [("tmux new-session", "rm -rf /")]);
+        let launch = inspect("tmux", &args("-L sock new -d rm -rf /"), None);
+        assert_eq!(scripts(&launch), [("tmux new", "rm -rf /")]);
+        let mut words = args("send-keys -t 0");
+        words.push(Word::literal("rm -rf /"));
+        words.push(Word::literal("Enter"));
+        let launch = inspect("tmux", &words, None);
+        assert_eq!(scripts(&launch), [("tmux send-keys", "rm -rf /\n")]);
+        // Chained commands, and `-c` before the command.
+        let mut words = args("new -d ; split-window -h");
+        words.push(Word::literal("rm -rf /"));
+        let launch = inspect("tmux", &words, None);
+        assert_eq!(scripts(&launch), [("tmux split-window", "rm -rf /")]);
+        let launch = inspect("tmux", &with_code("-c", "rm -rf /"), None);
+        assert_eq!(scripts(&launch), [("tmux -c", "rm -rf /")]);
+        let launch = inspect("tmux", &with_code("run-shell -b", "rm -rf /"), None);
+        assert_eq!(scripts(&launch), [("tmux run-shell", "rm -rf /")]);
+        // Commands that run nothing.
+        for a in [
+            "ls",
+            "attach -t 0",
+            "kill-server",
+            "new -d",
+            "send-keys -X cancel",
+        ] {
+            assert!(inspect("tmux", &args(a), None).nested.is_empty(), "{a}");
         }
     }
 
