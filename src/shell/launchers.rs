@@ -38,8 +38,30 @@ pub struct Launch {
 
 impl Launch {
     fn argv(&mut self, args: &[Word], range: Range<usize>, via: impl Into<String>) {
+        self.argv_filled(args, range, via, None);
+    }
+
+    /// Like `argv`, for commands whose `placeholder` (`{}`) is replaced at
+    /// run time by input or file names: words holding it are not known.
+    fn argv_filled(
+        &mut self,
+        args: &[Word],
+        range: Range<usize>,
+        via: impl Into<String>,
+        placeholder: Option<&str>,
+    ) {
+        let words = args[range.clone()]
+            .iter()
+            .map(|w| match placeholder {
+                Some(p) if !p.is_empty() && w.text.contains(p) => Word {
+                    literal: false,
+                    ..w.clone()
+                },
+                _ => w.clone(),
+            })
+            .collect();
         self.nested.push(Nested::Argv {
-            words: args[range.clone()].to_vec(),
+            words,
             via: via.into(),
         });
         self.foreign.push(range);
@@ -60,7 +82,11 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
     let mut launch = Launch::default();
     match program {
         p if SHELLS.contains(&p) => shell(p, args, input, &mut launch),
-        "eval" => launch.joined(args, 0..args.len(), "eval"),
+        // `eval -- code` is `eval code`.
+        "eval" => {
+            let skip = usize::from(args.first().is_some_and(|w| w.text == "--"));
+            launch.joined(args, skip..args.len(), "eval");
+        }
         "source" | "." => sourced_file(program, args, &mut launch),
         "xargs" => xargs(args, &mut launch),
         "find" => find_exec(args, &mut launch),
@@ -154,8 +180,15 @@ fn shell(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launc
     }
     let operand = args.get(i);
     if has_c {
-        if let Some(code) = operand {
-            push_shell_string(program, code.text.clone(), code.literal, launch);
+        match operand {
+            Some(code) => push_shell_string(program, code.text.clone(), code.literal, launch),
+            // `xargs sh -c`: the code is the first argument added at run time.
+            None => launch.opaque.push((
+                OpaqueKind::DynamicEval,
+                format!(
+                    "`{program} -c` without code here takes it from arguments added at run time"
+                ),
+            )),
         }
         return;
     }
@@ -269,8 +302,30 @@ fn xargs(args: &[Word], launch: &mut Launch) {
         ],
     );
     if start < args.len() {
-        launch.argv(args, start..args.len(), "xargs");
+        let replace = xargs_replace_string(&args[..start]);
+        launch.argv_filled(args, start..args.len(), "xargs", replace.as_deref());
     }
+}
+
+/// The string `xargs -I R` / `-i[R]` / `--replace[=R]` replaces with input.
+fn xargs_replace_string(options: &[Word]) -> Option<String> {
+    let mut found = None;
+    let mut words = options.iter().map(|w| w.text.as_str());
+    while let Some(text) = words.next() {
+        if let Some(value) = text.strip_prefix("--replace") {
+            found = Some(value.strip_prefix('=').unwrap_or("{}").to_string());
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            if let Some(at) = cluster.find(['I', 'i']) {
+                let rest = &cluster[at + 1..];
+                found = Some(match (&cluster[at..=at], rest.is_empty()) {
+                    ("I", true) => words.next().unwrap_or("{}").to_string(),
+                    ("i", true) => "{}".to_string(),
+                    _ => rest.to_string(),
+                });
+            }
+        }
+    }
+    found
 }
 
 fn find_exec(args: &[Word], launch: &mut Launch) {
@@ -291,7 +346,7 @@ fn find_exec(args: &[Word], launch: &mut Launch) {
             end += 1;
         }
         if end > start {
-            launch.argv(args, start..end, format!("find {action}"));
+            launch.argv_filled(args, start..end, format!("find {action}"), Some("{}"));
         }
         i = end + 1;
     }
@@ -817,6 +872,39 @@ mod tests {
         let launch = inspect("xargs", &args("--max-args 2 --null rm"), None);
         assert_eq!(argvs(&launch)[0].1, ["rm"]);
         assert!(inspect("xargs", &args("-0"), None).nested.is_empty());
+    }
+
+    #[test]
+    fn placeholders_filled_at_run_time_are_not_literal() {
+        let literal_flags = |launch: &Launch| -> Vec<bool> {
+            match &launch.nested[0] {
+                Nested::Argv { words, .. } => words.iter().map(|w| w.literal).collect(),
+                Nested::Script { .. } => vec![],
+            }
+        };
+        let launch = inspect("xargs", &args("-I % sh -c %"), None);
+        assert_eq!(literal_flags(&launch), [true, true, false]);
+        let launch = inspect("xargs", &args("-i sh -c {}"), None);
+        assert_eq!(literal_flags(&launch), [true, true, false]);
+        let launch = inspect("xargs", &args("--replace=@@ cp @@ @@.bak"), None);
+        assert_eq!(literal_flags(&launch), [true, false, false]);
+        // Without a replace string `{}` is an ordinary word to xargs.
+        let launch = inspect("xargs", &args("echo {}"), None);
+        assert_eq!(literal_flags(&launch), [true, true]);
+        let launch = inspect("find", &args(". -exec sh -c {} ;"), None);
+        assert_eq!(literal_flags(&launch), [true, true, false]);
+    }
+
+    #[test]
+    fn eval_skips_its_double_dash_and_shells_need_their_code() {
+        let mut words = args("--");
+        words.push(Word::literal("rm -rf /"));
+        assert_eq!(
+            scripts(&inspect("eval", &words, None)),
+            [("eval", "rm -rf /")]
+        );
+        let launch = inspect("sh", &args("-c"), None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::DynamicEval);
     }
 
     #[test]
