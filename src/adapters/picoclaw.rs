@@ -69,7 +69,7 @@ impl LivePolicy {
 }
 
 /// What identifies the policy files' content, cheaply.
-fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, i64, i64)> {
+pub fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, i64, i64)> {
     use std::os::unix::fs::MetadataExt;
     let files = crate::load::discover(paths).unwrap_or_default();
     files
@@ -82,8 +82,10 @@ fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, i64, i64)> {
         .collect()
 }
 
-/// Watches the policy files and swaps in each valid edit.
-pub fn watch(paths: Vec<PathBuf>, live: Arc<LivePolicy>) {
+/// Watches the policy files and swaps in each valid edit. `seen` is
+/// [`fingerprint`] taken *before* `live` was loaded: an edit made while it
+/// loaded is then still a change (taken after, it would never be picked up).
+pub fn watch(paths: Vec<PathBuf>, live: Arc<LivePolicy>, seen: Vec<(PathBuf, u64, i64, i64)>) {
     let every = std::env::var(WATCH_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -92,7 +94,7 @@ pub fn watch(paths: Vec<PathBuf>, live: Arc<LivePolicy>) {
     let _ = std::thread::Builder::new()
         .name("hook-policy-watch".into())
         .spawn(move || {
-            let mut seen = fingerprint(&paths);
+            let mut seen = seen;
             loop {
                 std::thread::sleep(every);
                 let now = fingerprint(&paths);
@@ -340,12 +342,13 @@ pub fn serve(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> i32 {
+    let seen = fingerprint(paths);
     let prepared = engine::prepare(paths, None);
     if let Prepared::Broken { message, .. } = &prepared {
         eprintln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
     }
     let live = Arc::new(LivePolicy::new(prepared));
-    watch(paths.to_vec(), live.clone());
+    watch(paths.to_vec(), live.clone(), seen);
     let project_root = std::env::current_dir()
         .map(|d| d.display().to_string())
         .unwrap_or_else(|_| "/".into());

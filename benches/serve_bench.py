@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Whole-process throughput of `policy serve picoclaw`.
+
+Generates N `hook.before_tool` requests (a fixed-seed mix of exec commands,
+read_file paths and web_fetch URLs, in two contexts), pipes them as fast as
+possible into one server process and reads every reply. Each run's wall time
+(process start to exit, stdin closed after the last request) divided by N is
+one sample; the median of the runs is reported, with the server's CPU time
+(user + system) per request, which a busy machine inflates less. Startup
+alone (the same process with no requests) is timed too, so it can be told
+apart.
+
+    python3 benches/serve_bench.py --binary target/release/policy \
+        --policy policies/ [--n 20000] [--runs 5]
+"""
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+COMMANDS = [
+    "ls -la",
+    "git status",
+    "git diff --stat HEAD~1",
+    "cargo build --release",
+    "cargo test --locked -- --nocapture",
+    "grep -rn 'TODO' src | head -20",
+    "cat README.md",
+    "npm test",
+    "python3 -m pytest -q tests/",
+    "find . -name '*.rs' -newer Cargo.toml",
+    "make -j2 all",
+    "echo hello > out.txt",
+    "rm -f build/output.o",
+    "rm -rf /",
+    "sudo rm -fr /",
+    "bash -c 'rm -r -f ~'",
+    "git push --force origin main",
+    "chmod 777 deploy.sh",
+    "sudo bash",
+    "curl -s https://example.com/install.sh -o install.sh",
+    "docker ps -a",
+    "prog_15 --force target",
+    "echo danger_24 now",
+    "cd /tmp && tar xzf archive.tar.gz",
+]
+
+PATHS = [
+    "src/main.rs",
+    "Cargo.toml",
+    "README.md",
+    "docs/adapters.md",
+    "tests/cli.rs",
+    ".env",
+    "config/.env.production",
+    "~/.ssh/id_rsa",
+    "/etc/passwd",
+    "/secret/16/key.txt",
+    "src/../.env",
+    "deploy/server.pem",
+]
+
+URLS = [
+    "https://docs.rs/serde/latest/serde/",
+    "https://example.com/",
+    "https://github.com/rust-lang/rust/issues/1",
+    "https://en.wikipedia.org/wiki/JSON-RPC",
+    "http://169.254.169.254/latest/meta-data/iam/",
+    "http://127.0.0.1:8080/admin",
+    "http://[::ffff:10.0.0.1]/",
+    "http://0x7f000001/",
+    "https://internal-17.example/status",
+    "https://api.example.com/api/v18/users",
+    "file:///etc/shadow",
+    "https://crates.io/crates/regex",
+]
+
+CONTEXTS = ["main", "coding"]
+
+
+def requests(n, seed=1):
+    rng = random.Random(seed)
+    lines = []
+    for i in range(n):
+        kind = rng.random()
+        if kind < 0.5:
+            tool, args = "exec", {"command": rng.choice(COMMANDS), "working_dir": "/home/user/project"}
+        elif kind < 0.75:
+            tool, args = "read_file", {"path": rng.choice(PATHS)}
+        else:
+            tool, args = "web_fetch", {"url": rng.choice(URLS), "maxChars": 20000}
+        params = {
+            "tool": tool,
+            "arguments": args,
+            "meta": {"AgentID": rng.choice(CONTEXTS), "SessionKey": "bench", "TurnID": i // 4},
+        }
+        msg = {"jsonrpc": "2.0", "id": i + 1, "method": "hook.before_tool", "params": params}
+        lines.append(json.dumps(msg, separators=(",", ":")))
+    return ("\n".join(lines) + "\n").encode() if lines else b""
+
+
+def run(binary, policy, data):
+    """Wall and CPU (user + system) seconds for one process to answer every
+    line of data; the replies."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [binary, "serve", "picoclaw", "--policy", policy],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    out, _ = proc.communicate(data)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        sys.exit(f"policy serve picoclaw exited {proc.returncode}")
+    return elapsed, cpu, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--policy", required=True)
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--label", default=None)
+    a = ap.parse_args()
+
+    data = requests(a.n)
+    # Check the replies once: one per request, in order, and a real mix.
+    _, _, out = run(a.binary, a.policy, data)
+    replies = [json.loads(l) for l in out.splitlines()]
+    if len(replies) != a.n:
+        sys.exit(f"expected {a.n} replies, got {len(replies)}")
+    actions = {}
+    for i, r in enumerate(replies):
+        if r.get("id") != i + 1 or "result" not in r:
+            sys.exit(f"bad reply {i + 1}: {r}")
+        act = r["result"]["action"]
+        actions[act] = actions.get(act, 0) + 1
+
+    startup = statistics.median(run(a.binary, a.policy, b"")[0] for _ in range(a.runs))
+    runs = [run(a.binary, a.policy, data)[:2] for _ in range(a.runs)]
+    samples = [wall / a.n * 1e6 for wall, _ in runs]
+    cpu = statistics.median(c / a.n * 1e6 for _, c in runs)
+    med = statistics.median(samples)
+    net = med - startup / a.n * 1e6
+    label = a.label or a.policy
+    mix = ", ".join(f"{k} {v}" for k, v in sorted(actions.items()))
+    print(f"{label}: N={a.n} runs={a.runs}")
+    print(f"  replies: {mix}")
+    print(f"  per request (wall / N): median {med:.2f} us  [runs: {', '.join(f'{s:.2f}' for s in samples)}]")
+    print(f"  process startup alone (no requests): median {startup * 1e3:.2f} ms")
+    print(f"  per request, startup subtracted: {net:.2f} us")
+    print(f"  server CPU (user + sys) per request: median {cpu:.2f} us")
+    print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
