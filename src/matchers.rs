@@ -142,7 +142,7 @@ impl ShellMatcher {
         }
         analysis.commands.iter().find_map(|c| {
             let program_ok =
-                self.programs.is_empty() || self.programs.iter().any(|p| *p == c.program);
+                self.programs.is_empty() || self.programs.contains(&c.program);
             let flags_ok = self.flags.iter().all(|f| c.has_flag(f));
             let any_ok = self.any_flag.is_empty() || self.any_flag.iter().any(|f| c.has_flag(f));
             let arg_ok = self

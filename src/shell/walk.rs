@@ -179,7 +179,7 @@ fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
 /// bash removes before splitting words.
 fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
     let gap = words::slice(src, start, end);
-    !gap.is_empty() && gap.len() % 2 == 0 && gap.as_bytes().chunks(2).all(|p| p == b"\\\n")
+    !gap.is_empty() && gap.len().is_multiple_of(2) && gap.as_bytes().chunks(2).all(|p| p == b"\\\n")
 }
 
 /// `declare`/`export`/`local`/`readonly`/`typeset` and `unset` have their own
