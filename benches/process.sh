@@ -16,15 +16,26 @@ command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hype
 command -v jq >/dev/null || { echo "needs jq (apt-get install jq)"; exit 1; }
 
 cargo build --release --locked --quiet
+release=./target/release/policy
+# The binary the README installs: `cargo plugin-build` (static, see
+# .cargo/config.toml) where it exists, the plain release build elsewhere.
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+  cargo plugin-build --quiet
+  build=./target/x86_64-unknown-linux-gnu/release/policy
+else
+  build=$release
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-./target/release/policy install chibi --home "$work/home" --policy policies/ >/dev/null
+$build install chibi --home "$work/home" --policy policies/ >/dev/null
 plugin="$work/home/plugins/hook-policy/hook-policy"
 for n in 100 10000; do
   cargo run --release --quiet --example gen_policy -- "$n" > "$work/gen$n.yaml"
-  ./target/release/policy install chibi --home "$work/home$n" --policy "$work/gen$n.yaml" >/dev/null
+  $build install chibi --home "$work/home$n" --policy "$work/gen$n.yaml" >/dev/null
 done
+# The same 100 rules installed from a plain `cargo build --release`.
+$release install chibi --home "$work/home100-release" --policy "$work/gen100.yaml" >/dev/null
 # The plugin caches only files older than two seconds.
 sleep 2.1
 
@@ -63,7 +74,7 @@ done
 
 mkdir -p target
 # Fill the caches before timing (one call each).
-for p in "$plugin" "$work/home100/plugins/hook-policy/hook-policy" "$work/home10000/plugins/hook-policy/hook-policy"; do
+for p in "$plugin" "$work/home100/plugins/hook-policy/hook-policy" "$work/home10000/plugins/hook-policy/hook-policy" "$work/home100-release/plugins/hook-policy/hook-policy"; do
   "$p" < "$work/payload.json" > /dev/null
 done
 runs=${RUNS:-300}
@@ -71,6 +82,8 @@ hyperfine -N --warmup 20 --runs "$runs" --input "$work/payload.json" --export-js
   -n 'floor: /bin/true' /bin/true \
   -n 'hook-policy, shipped policies (20 rules)' "$plugin" \
   -n 'hook-policy, 100 generated rules' "$work/home100/plugins/hook-policy/hook-policy" \
+  -n 'hook-policy, 100 generated rules, plain release build' "$work/home100-release/plugins/hook-policy/hook-policy" \
+  -n 'policy --version (plugin build)' "$build --version" \
   -n 'bash+jq hook' "$work/bash-jq-hook" \
   -n 'python hook' "$work/python-hook"
 hyperfine -N --warmup 3 --runs "$((runs / 10))" --input "$work/payload.json" --export-json target/bench-process-10k.json \
@@ -81,8 +94,8 @@ HOOK_POLICY_CACHE=off hyperfine -N --warmup 5 --runs "$((runs / 3))" --input "$w
   -n 'no cache: 100 generated rules' "$work/home100/plugins/hook-policy/hook-policy" \
   -n 'no cache: 10,000 generated rules' "$work/home10000/plugins/hook-policy/hook-policy"
 hyperfine -N --warmup 2 --runs 10 --export-json target/bench-check.json \
-  -n 'policy check, 100 rules' "./target/release/policy check $work/gen100.yaml" \
-  -n 'policy check, 10,000 rules' "./target/release/policy check $work/gen10000.yaml"
+  -n 'policy check, 100 rules' "$release check $work/gen100.yaml" \
+  -n 'policy check, 10,000 rules' "$release check $work/gen10000.yaml"
 
 for f in target/bench-process.json target/bench-process-10k.json target/bench-process-nocache.json target/bench-check.json; do
   jq -r '.results[] | "\(.command)\tmedian \(.median * 1000 | . * 100 | round / 100) ms\tmean \(.mean * 1000 | . * 100 | round / 100) ms"' "$f"

@@ -125,7 +125,7 @@ fn cache_key(files: &[PathBuf], hook: &str) -> Option<(String, bool)> {
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     h.update([0]);
     // A rebuilt or reinstalled binary may read the same files differently.
-    let exe = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let exe = std::fs::metadata(crate::current_exe()?).ok()?;
     for n in [
         exe.len() as i64,
         exe.mtime(),

@@ -27,3 +27,11 @@ pub mod shell;
 pub mod testing;
 pub mod url_class;
 pub mod watchdog;
+
+/// The running executable's path, read once: an installed plugin needs it
+/// for its manifest, its cache directory and its cache key, and each
+/// lookup is a `readlink` of `/proc/self/exe`.
+pub fn current_exe() -> Option<&'static std::path::Path> {
+    static EXE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| std::env::current_exe().ok()).as_deref()
+}

@@ -215,6 +215,32 @@ fn a_broken_policy_or_event_denies_tool_calls_unless_the_policy_fails_open() {
 }
 
 #[test]
+fn a_decision_past_the_deadline_is_denied_in_time() {
+    // Two nested loops over 20,000 words: hours of work unless stopped.
+    let dir = TempDir::new("agents-deadline");
+    let slow = dir.write(
+        "slow.yaml",
+        "version: 1\nrules:\n  - id: slow\n    hook: pre_shell_exec\n    when: command.split(' ').exists(a, command.split(' ').exists(b, a + b == 'never'))\n    deny: x\n",
+    );
+    let words = vec!["w"; 20_000].join(" ");
+    for agent in AGENTS {
+        let e = event_for(agent, shell_tool(agent), json!({"command": words}));
+        let started = std::time::Instant::now();
+        let out = run(
+            &bin(),
+            &["hook", agent, "--policy", slow.to_str().unwrap()],
+            &[("HOOK_POLICY_CACHE", "off"), ("HOOK_POLICY_DEADLINE_MS", "300")],
+            &serde_json::to_vec(&e).unwrap(),
+        );
+        let took = started.elapsed();
+        assert!(out.status.success(), "{agent}: {out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("deny") && text.contains("longer than 300 ms"), "{agent}: {text}");
+        assert!(took.as_secs() < 10, "{agent}: answered after {took:?}");
+    }
+}
+
+#[test]
 fn a_tool_the_policy_would_not_offer_is_denied_when_called() {
     let dir = TempDir::new("agents-filter");
     let policy = dir.write(

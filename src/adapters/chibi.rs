@@ -40,8 +40,7 @@ pub struct Manifest {
 impl Manifest {
     /// The manifest beside the running executable, if this is an installed plugin.
     pub fn beside_current_exe() -> Option<(PathBuf, Manifest)> {
-        let exe = std::env::current_exe().ok()?;
-        let path = exe.parent()?.join(MANIFEST);
+        let path = crate::current_exe()?.parent()?.join(MANIFEST);
         let text = std::fs::read_to_string(&path).ok()?;
         let manifest: Manifest = serde_json::from_str(&text).ok()?;
         (manifest.harness == HARNESS).then_some((path, manifest))
@@ -361,9 +360,7 @@ fn decide_call(
     watchdog: Option<&Watchdog>,
 ) -> (Reply, CallFacts) {
     // Installed plugins keep their cache beside themselves (see src/cache.rs).
-    let cache_dir = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join("cache")));
+    let cache_dir = crate::current_exe().and_then(|exe| exe.parent().map(|d| d.join("cache")));
     let policy = match crate::cache::prepare(&manifest.policy, hook.name, cache_dir.as_deref()) {
         Prepared::Ready(p) => {
             if let Some(w) = watchdog {
