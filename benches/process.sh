@@ -106,3 +106,18 @@ if [ -x /usr/bin/time ]; then
     /usr/bin/time -f "peak RSS: %M KiB  ($p)" "$p" < "$work/payload.json" > /dev/null
   done
 fi
+
+# The floor ratio, measured in alternating rounds: the machine's process
+# cost drifts by 10-20% over minutes, which a single long run per command
+# would fold into the ratio.
+rounds=${ROUNDS:-7}
+ratios=()
+for r in $(seq "$rounds"); do
+  hyperfine -N --warmup 20 --runs 300 --input "$work/payload.json" --export-json "$work/round.json" \
+    -n floor /bin/true -n plugin100 "$work/home100/plugins/hook-policy/hook-policy" \
+    -n release100 "$work/home100-release/plugins/hook-policy/hook-policy" > /dev/null
+  ratios+=("$(jq -r '[.results[] | .median] | "\(.[1] / .[0]) \(.[2] / .[0]) \(.[0] * 1000) \(.[1] * 1000)"' "$work/round.json")")
+done
+printf '%s\n' "${ratios[@]}" | awk '{ printf "round %d: floor %.3f ms, plugin (100 rules) %.3f ms: %.2fx; plain release build %.2fx\n", NR, $3, $4, $1, $2 }'
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo "median ratio to /bin/true over $rounds rounds: plugin build $(printf '%s\n' "${ratios[@]}" | cut -d' ' -f1 | median | cut -c1-4)x, plain release build $(printf '%s\n' "${ratios[@]}" | cut -d' ' -f2 | median | cut -c1-4)x"

@@ -421,6 +421,15 @@ fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> 
 }
 
 fn check(paths: Vec<PathBuf>, format: Format, deny_warnings: bool) -> ExitCode {
+    if !cfg!(feature = "reference-parser") {
+        // A lint without the type checks would pass what the real one fails.
+        errln!(
+            "error: this is the plugin build (`cargo plugin-build`), made without the \
+             reference CEL parser that `policy check` needs\n  help: run `policy check` from \
+             a default build: `cargo run --release -- check`"
+        );
+        return ExitCode::from(2);
+    }
     let paths = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {

@@ -356,7 +356,8 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         let mut rc = RuleCompiler {
             loaded,
             diags: &mut diags,
-            thorough: only_hook.is_none(),
+            // The plugin build has no reference parser, so it cannot lint.
+            thorough: only_hook.is_none() && cfg!(feature = "reference-parser"),
         };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);

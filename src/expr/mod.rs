@@ -69,6 +69,21 @@ pub fn compile(source: &str) -> Result<Program, SyntaxError> {
             char_offset: 0,
         });
     }
+    reference_parse(source)
+}
+
+/// Without the reference parser (the plugin build), nothing can produce a
+/// [`Program`]: the callers that need one (linting) are not compiled in.
+#[cfg(not(feature = "reference-parser"))]
+fn reference_parse(_source: &str) -> Result<Program, SyntaxError> {
+    Err(SyntaxError {
+        message: "this build has no reference CEL parser (it is the plugin build)".into(),
+        char_offset: 0,
+    })
+}
+
+#[cfg(feature = "reference-parser")]
+fn reference_parse(source: &str) -> Result<Program, SyntaxError> {
     // The parser can panic on some malformed input; a policy must never take
     // the process down, so a panic becomes a syntax error.
     let parsed = std::panic::catch_unwind(|| env().compile(source));
@@ -112,7 +127,22 @@ pub fn parse_fast(source: &str) -> Result<IdedExpr, SyntaxError> {
     });
     match parsed {
         Ok(Ok(expr)) => Ok(expr),
+        #[cfg(feature = "reference-parser")]
         _ => compile(source).map(|p| p.expression().clone()),
+        // The plugin build reports the fast parser's own message.
+        #[cfg(not(feature = "reference-parser"))]
+        Ok(Err(errors)) => Err(SyntaxError {
+            message: errors
+                .errors
+                .first()
+                .map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
+            char_offset: 0,
+        }),
+        #[cfg(not(feature = "reference-parser"))]
+        Err(_) => Err(SyntaxError {
+            message: "the CEL parser could not read this expression".into(),
+            char_offset: 0,
+        }),
     }
 }
 
@@ -121,6 +151,7 @@ fn tidy_message(msg: &str) -> String {
 }
 
 /// Character offset of a 1-based line and 0-based column, clamped to the text.
+#[cfg(feature = "reference-parser")]
 fn char_offset_of(source: &str, line: usize, col: usize) -> usize {
     let mut offset = 0;
     for (i, text) in source.split('\n').enumerate() {
