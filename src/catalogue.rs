@@ -748,7 +748,11 @@ pub const HOOKS: &[HookPoint] = &[
 pub const BUILTIN_VARIABLES: &[Field] = &[
     field("payload", Ty::AnyMap, "The whole payload object."),
     field("hook", Ty::Str, "Name of the hook point being decided."),
-    field("harness", Ty::Str, "The harness asking: chibi, picoclaw, claude-code, gemini, codex."),
+    field(
+        "harness",
+        Ty::Str,
+        "The harness asking: chibi, picoclaw, claude-code, gemini, codex.",
+    ),
     field(
         "project_root",
         Ty::Str,

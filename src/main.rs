@@ -227,7 +227,10 @@ enum Format {
 }
 
 #[unsafe(no_mangle)]
-extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
     // SAFETY: setting a signal's disposition before any thread exists.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let code = run();
@@ -319,7 +322,13 @@ fn run() -> ExitCode {
             } else {
                 for m in tool_call::TOOL_MAP {
                     let hooks = tool_call::permission_hooks(m.action);
-                    outln!("{:<12} {:<20} {:<9} {}", m.harness.name(), m.tool, m.tool_type, hooks);
+                    outln!(
+                        "{:<12} {:<20} {:<9} {}",
+                        m.harness.name(),
+                        m.tool,
+                        m.tool_type,
+                        hooks
+                    );
                 }
             }
             ExitCode::SUCCESS
@@ -343,7 +352,9 @@ fn run() -> ExitCode {
         },
         Command::Install {
             harness:
-                target @ (InstallTarget::ClaudeCode(_) | InstallTarget::Gemini(_) | InstallTarget::Codex(_)),
+                target @ (InstallTarget::ClaudeCode(_)
+                | InstallTarget::Gemini(_)
+                | InstallTarget::Codex(_)),
         } => {
             let (harness, args) = match target {
                 InstallTarget::ClaudeCode(a) => (Harness::ClaudeCode, a),
@@ -361,7 +372,10 @@ fn run() -> ExitCode {
             let entry = coding_agent::settings_entry(harness, &exe, &policy);
             match args.settings {
                 None => {
-                    outln!("{}", serde_json::to_string_pretty(&entry).unwrap_or_default());
+                    outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&entry).unwrap_or_default()
+                    );
                     ExitCode::SUCCESS
                 }
                 Some(settings) => match coding_agent::merge_settings(harness, &settings, &entry) {
@@ -406,13 +420,16 @@ fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> 
     let mut absolute = Vec::new();
     for p in policy {
         absolute.push(
-            std::fs::canonicalize(p).map_err(|e| format!("cannot find policy {}: {e}", p.display()))?,
+            std::fs::canonicalize(p)
+                .map_err(|e| format!("cannot find policy {}: {e}", p.display()))?,
         );
     }
     if let hook_policy::engine::Prepared::Broken { message, .. } =
         hook_policy::engine::prepare(&absolute, None)
     {
-        return Err(format!("the policy does not load, fix it first (`policy check`): {message}"));
+        return Err(format!(
+            "the policy does not load, fix it first (`policy check`): {message}"
+        ));
     }
     let exe = std::env::current_exe()
         .and_then(std::fs::canonicalize)
@@ -758,7 +775,10 @@ fn explain(
                 if d.deny.is_none() {
                     out.push_str(&format!("  ask: `{}` gives the reason\n", a.rule));
                 } else {
-                    out.push_str(&format!("  ask from `{}` is overridden by the deny\n", a.rule));
+                    out.push_str(&format!(
+                        "  ask from `{}` is overridden by the deny\n",
+                        a.rule
+                    ));
                 }
             }
             if let Some(b) = &d.block {

@@ -141,8 +141,7 @@ impl ShellMatcher {
             return None;
         }
         analysis.commands.iter().find_map(|c| {
-            let program_ok =
-                self.programs.is_empty() || self.programs.contains(&c.program);
+            let program_ok = self.programs.is_empty() || self.programs.contains(&c.program);
             let flags_ok = self.flags.iter().all(|f| c.has_flag(f));
             let any_ok = self.any_flag.is_empty() || self.any_flag.iter().any(|f| c.has_flag(f));
             let arg_ok = self

@@ -190,7 +190,10 @@ fn eval_reads_captured_fixtures_and_explains() {
         explanation.contains("✓ no-recursive-force-delete"),
         "{explanation}"
     );
-    assert!(explanation.contains("✗ no-unknowable-commands"), "{explanation}");
+    assert!(
+        explanation.contains("✗ no-unknowable-commands"),
+        "{explanation}"
+    );
     assert!(explanation.contains("because: runs rm"), "{explanation}");
     // The force-push rule names `git`, which this line never runs: the
     // program index leaves it out without evaluating it.
@@ -743,5 +746,9 @@ fn patterns_that_can_never_match_are_pointed_at() {
         .collect();
     // Each dead pattern at its own position (the second glob of the list,
     // the literal inside the CEL call); the live `^/$` is not reported.
-    assert_eq!(dead, vec![(5, 19), (9, 32), (13, 27), (17, 23)], "{found:?}");
+    assert_eq!(
+        dead,
+        vec![(5, 19), (9, 32), (13, 27), (17, 23)],
+        "{found:?}"
+    );
 }

@@ -37,8 +37,11 @@ fn recorded_events_get_the_recorded_replies() {
             .collect();
         inputs.sort();
         for input in inputs {
-            let expected_path = input.to_string_lossy().replace(".input.json", ".expected.json");
-            let event: Value = serde_json::from_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
+            let expected_path = input
+                .to_string_lossy()
+                .replace(".input.json", ".expected.json");
+            let event: Value =
+                serde_json::from_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
             let expected: Value =
                 serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
             let out = hook(agent, &policies, &event);
@@ -103,24 +106,50 @@ fn ask_asks_on_claude_code_and_denies_where_the_agent_cannot_ask() {
         "version: 1\nrules:\n  - id: confirm-force-push\n    hook: pre_shell_exec\n    shell: { program: git, arg: '^push$', flags: ['-f|--force'] }\n    ask: force-pushing rewrites shared history\n",
     );
     let check = common::policy(&["check", policy.to_str().unwrap()], b"");
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     for agent in AGENTS {
-        let e = event_for(agent, shell_tool(agent), json!({"command": "git push --force origin main"}));
+        let e = event_for(
+            agent,
+            shell_tool(agent),
+            json!({"command": "git push --force origin main"}),
+        );
         let got = stdout_json(&hook(agent, &policy, &e));
         match agent {
             "claude-code" => {
-                assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "ask", "{got}");
-                let reason = got["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
-                assert!(reason.contains("force-pushing") && reason.contains("confirm-force-push"), "{reason}");
+                assert_eq!(
+                    got["hookSpecificOutput"]["permissionDecision"], "ask",
+                    "{got}"
+                );
+                let reason = got["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .unwrap();
+                assert!(
+                    reason.contains("force-pushing") && reason.contains("confirm-force-push"),
+                    "{reason}"
+                );
             }
             "gemini" => {
                 assert_eq!(got["decision"], "deny", "{got}");
-                assert!(got["reason"].as_str().unwrap().contains("cannot ask"), "{got}");
+                assert!(
+                    got["reason"].as_str().unwrap().contains("cannot ask"),
+                    "{got}"
+                );
             }
-            _ => assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "deny", "{got}"),
+            _ => assert_eq!(
+                got["hookSpecificOutput"]["permissionDecision"], "deny",
+                "{got}"
+            ),
         }
         // An ordinary push is none of the rule's business.
-        let e = event_for(agent, shell_tool(agent), json!({"command": "git push origin main"}));
+        let e = event_for(
+            agent,
+            shell_tool(agent),
+            json!({"command": "git push origin main"}),
+        );
         assert_eq!(stdout_json(&hook(agent, &policy, &e)), json!({}), "{agent}");
     }
 }
@@ -134,10 +163,16 @@ fn a_deny_wins_over_an_ask() {
     );
     let e = claude_event("Bash", json!({"command": "rm -rf x"}));
     let got = stdout_json(&hook("claude-code", &policy, &e));
-    assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "deny", "{got}");
+    assert_eq!(
+        got["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{got}"
+    );
     let e = claude_event("Bash", json!({"command": "rm x"}));
     let got = stdout_json(&hook("claude-code", &policy, &e));
-    assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "ask", "{got}");
+    assert_eq!(
+        got["hookSpecificOutput"]["permissionDecision"], "ask",
+        "{got}"
+    );
 }
 
 #[test]
@@ -148,19 +183,36 @@ fn argument_rewrites_reach_each_agent_as_it_allows() {
         "version: 1\nrules:\n  - id: quiet-curl\n    hook: pre_tool\n    when: has(arguments.command) && arguments.command.startsWith('curl ')\n    arguments: { command: \"${{ arguments.command + ' --max-time 10' }}\" }\n",
     );
     for agent in AGENTS {
-        let e = event_for(agent, shell_tool(agent), json!({"command": "curl https://example.com", "description": "d"}));
+        let e = event_for(
+            agent,
+            shell_tool(agent),
+            json!({"command": "curl https://example.com", "description": "d"}),
+        );
         let got = stdout_json(&hook(agent, &policy, &e));
-        let rewritten = json!({"command": "curl https://example.com --max-time 10", "description": "d"});
+        let rewritten =
+            json!({"command": "curl https://example.com --max-time 10", "description": "d"});
         match agent {
             // Asked, not allowed: the user sees the rewritten call.
             "claude-code" => {
-                assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "ask", "{got}");
-                assert_eq!(got["hookSpecificOutput"]["updatedInput"], rewritten, "{got}");
+                assert_eq!(
+                    got["hookSpecificOutput"]["permissionDecision"], "ask",
+                    "{got}"
+                );
+                assert_eq!(
+                    got["hookSpecificOutput"]["updatedInput"], rewritten,
+                    "{got}"
+                );
             }
-            "gemini" => assert_eq!(got, json!({"hookSpecificOutput": {"tool_input": rewritten}})),
+            "gemini" => assert_eq!(
+                got,
+                json!({"hookSpecificOutput": {"tool_input": rewritten}})
+            ),
             // Codex cannot rewrite; running the call unrewritten would skip the rule.
             _ => {
-                assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "deny", "{got}");
+                assert_eq!(
+                    got["hookSpecificOutput"]["permissionDecision"], "deny",
+                    "{got}"
+                );
                 assert!(got.to_string().contains("cannot"), "{got}");
             }
         }
@@ -177,7 +229,10 @@ fn a_rewritten_command_is_checked_again() {
     );
     let e = claude_event("Bash", json!({"command": "cleanup"}));
     let got = stdout_json(&hook("claude-code", &policy, &e));
-    assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "deny", "{got}");
+    assert_eq!(
+        got["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{got}"
+    );
 }
 
 #[test]
@@ -189,8 +244,14 @@ fn a_broken_policy_or_event_denies_tool_calls_unless_the_policy_fails_open() {
         let out = hook(agent, &broken, &e);
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("deny") && text.contains("could not decide"), "{agent}: {text}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("does not load"), "{agent}");
+        assert!(
+            text.contains("deny") && text.contains("could not decide"),
+            "{agent}: {text}"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("does not load"),
+            "{agent}"
+        );
         // A malformed event against a good policy: also denied, exit 0.
         let policies = repo().join("policies");
         let out = run(
@@ -201,7 +262,10 @@ fn a_broken_policy_or_event_denies_tool_calls_unless_the_policy_fails_open() {
         );
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("deny") && text.contains("not valid JSON"), "{agent}: {text}");
+        assert!(
+            text.contains("deny") && text.contains("not valid JSON"),
+            "{agent}: {text}"
+        );
     }
     // on_error: fail_open: a rule failing at run time changes nothing.
     let open = dir.write(
@@ -229,13 +293,19 @@ fn a_decision_past_the_deadline_is_denied_in_time() {
         let out = run(
             &bin(),
             &["hook", agent, "--policy", slow.to_str().unwrap()],
-            &[("HOOK_POLICY_CACHE", "off"), ("HOOK_POLICY_DEADLINE_MS", "300")],
+            &[
+                ("HOOK_POLICY_CACHE", "off"),
+                ("HOOK_POLICY_DEADLINE_MS", "300"),
+            ],
             &serde_json::to_vec(&e).unwrap(),
         );
         let took = started.elapsed();
         assert!(out.status.success(), "{agent}: {out:?}");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("deny") && text.contains("longer than 300 ms"), "{agent}: {text}");
+        assert!(
+            text.contains("deny") && text.contains("longer than 300 ms"),
+            "{agent}: {text}"
+        );
         assert!(took.as_secs() < 10, "{agent}: answered after {took:?}");
     }
 }
@@ -247,8 +317,15 @@ fn a_tool_the_policy_would_not_offer_is_denied_when_called() {
         "p.yaml",
         "version: 1\nrules:\n  - id: no-network-tools\n    hook: pre_api_tools\n    tools: { exclude: ['type:network', 'mcp__*'] }\n",
     );
-    for (tool, denied) in [("WebFetch", true), ("mcp__github__create_issue", true), ("Read", false)] {
-        let e = claude_event(tool, json!({"url": "https://example.com", "file_path": "/home/user/proj/a"}));
+    for (tool, denied) in [
+        ("WebFetch", true),
+        ("mcp__github__create_issue", true),
+        ("Read", false),
+    ] {
+        let e = claude_event(
+            tool,
+            json!({"url": "https://example.com", "file_path": "/home/user/proj/a"}),
+        );
         let got = stdout_json(&hook("claude-code", &policy, &e));
         assert_eq!(
             got.to_string().contains("not offered"),
@@ -269,7 +346,10 @@ fn native_hook_rules_see_the_agents_own_fields() {
     assert_eq!(stdout_json(&hook("claude-code", &policy, &e)), json!({}));
     e["permission_mode"] = json!("bypassPermissions");
     let got = stdout_json(&hook("claude-code", &policy, &e));
-    assert_eq!(got["hookSpecificOutput"]["permissionDecision"], "deny", "{got}");
+    assert_eq!(
+        got["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{got}"
+    );
     // The same rule never fires for another agent.
     let mut g = e.clone();
     g["hook_event_name"] = json!("BeforeTool");
@@ -285,14 +365,25 @@ fn the_cache_gives_the_same_replies() {
     for _ in 0..2 {
         let out = run(
             &bin(),
-            &["hook", "claude-code", "--policy", policies.to_str().unwrap()],
-            &[("HOME", "/home/user"), ("XDG_CACHE_HOME", cache.path().to_str().unwrap())],
+            &[
+                "hook",
+                "claude-code",
+                "--policy",
+                policies.to_str().unwrap(),
+            ],
+            &[
+                ("HOME", "/home/user"),
+                ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+            ],
             e.to_string().as_bytes(),
         );
         replies.push(stdout_json(&out));
     }
     assert_eq!(replies[0], replies[1]);
-    assert_eq!(replies[0]["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        replies[0]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
 }
 
 #[test]
@@ -302,10 +393,19 @@ fn install_prints_or_merges_the_settings_entry() {
     let p = policies.to_str().unwrap();
     // Printed.
     let out = common::policy(&["install", "claude-code", "--policy", p], b"");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let entry = stdout_json(&out);
-    let command = entry["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
-    assert!(command.contains(" hook claude-code --policy /"), "{command}");
+    let command = entry["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.contains(" hook claude-code --policy /"),
+        "{command}"
+    );
 
     // Merged, keeping the user's own settings, twice without duplicating.
     let settings = dir.write(
@@ -314,10 +414,21 @@ fn install_prints_or_merges_the_settings_entry() {
     );
     for _ in 0..2 {
         let out = common::policy(
-            &["install", "claude-code", "--policy", p, "--settings", settings.to_str().unwrap()],
+            &[
+                "install",
+                "claude-code",
+                "--policy",
+                p,
+                "--settings",
+                settings.to_str().unwrap(),
+            ],
             b"",
         );
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(merged["model"], "opus");
@@ -326,35 +437,72 @@ fn install_prints_or_merges_the_settings_entry() {
     assert_eq!(groups[0]["hooks"][0]["command"], "my-own-guard");
 
     // The installed command really works: run it as the agent would.
-    let installed = groups[1]["hooks"][0]["command"].as_str().unwrap().to_string();
+    let installed = groups[1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let out = run(
         Path::new("/bin/sh"),
         &["-c", &installed],
         &[("HOOK_POLICY_CACHE", "off")],
-        claude_event("Bash", json!({"command": "rm -rf /"})).to_string().as_bytes(),
+        claude_event("Bash", json!({"command": "rm -rf /"}))
+            .to_string()
+            .as_bytes(),
     );
-    assert_eq!(stdout_json(&out)["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert_eq!(
+        stdout_json(&out)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
 
     // A settings file that is not JSON is left alone.
     let bad = dir.write("bad.json", "{ not json");
-    let out = common::policy(&["install", "gemini", "--policy", p, "--settings", bad.to_str().unwrap()], b"");
+    let out = common::policy(
+        &[
+            "install",
+            "gemini",
+            "--policy",
+            p,
+            "--settings",
+            bad.to_str().unwrap(),
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{ not json");
 
     // Gemini and Codex entries, and PicoClaw's process entry.
     let out = common::policy(&["install", "gemini", "--policy", p], b"");
-    assert!(stdout_json(&out)["hooks"]["BeforeTool"][0]["hooks"][0]["command"].as_str().unwrap().contains("hook gemini"));
+    assert!(
+        stdout_json(&out)["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("hook gemini")
+    );
     let out = common::policy(&["install", "codex", "--policy", p], b"");
-    assert!(stdout_json(&out)["hooks"]["PreToolUse"][0]["hooks"][0]["command"].as_str().unwrap().contains("hook codex"));
+    assert!(
+        stdout_json(&out)["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("hook codex")
+    );
     let out = common::policy(&["install", "picoclaw", "--policy", p], b"");
     let snippet = stdout_json(&out);
     let proc_ = &snippet["hooks"]["processes"]["hook-policy"];
     assert_eq!(proc_["command"][1], "serve");
-    assert_eq!(proc_["intercept"], json!(["before_llm", "before_tool", "approve_tool"]));
+    assert_eq!(
+        proc_["intercept"],
+        json!(["before_llm", "before_tool", "approve_tool"])
+    );
 
     // A policy that does not load is not installed.
-    let broken = dir.write("broken.yaml", "version: 1\nrules: [ {id: x, hook: nope} ]\n");
-    let out = common::policy(&["install", "codex", "--policy", broken.to_str().unwrap()], b"");
+    let broken = dir.write(
+        "broken.yaml",
+        "version: 1\nrules: [ {id: x, hook: nope} ]\n",
+    );
+    let out = common::policy(
+        &["install", "codex", "--policy", broken.to_str().unwrap()],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
 }
 

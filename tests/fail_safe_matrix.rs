@@ -14,15 +14,42 @@ use std::process::{Command, Stdio};
 /// One hook of each class, with the payload chibi would send.
 fn hooks() -> Vec<(&'static str, Value)> {
     vec![
-        ("pre_shell_exec", json!({"tool_name": "shell_exec", "command": "ls"})),
-        ("pre_file_read", json!({"tool_name": "file_head", "path": "/tmp/a"})),
-        ("pre_file_write", json!({"tool_name": "write_file", "path": "/tmp/a", "content": "x"})),
-        ("pre_fetch_url", json!({"tool_name": "fetch_url", "url": "https://example.com/", "safety": "safe"})),
-        ("pre_tool", json!({"tool_name": "shell_exec", "arguments": {"command": "ls"}})),
-        ("pre_api_tools", json!({"context_name": "default", "tools": [{"name": "shell_exec", "type": "shell"}]})),
-        ("pre_agentic_loop", json!({"context_name": "default", "current_fallback": "call_user", "message": "hi", "fuel_remaining": 10})),
-        ("post_tool_batch", json!({"context_name": "default", "current_fallback": "call_user", "tool_calls": []})),
-        ("pre_api_request", json!({"context_name": "default", "request_body": {"messages": []}})),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": "ls"}),
+        ),
+        (
+            "pre_file_read",
+            json!({"tool_name": "file_head", "path": "/tmp/a"}),
+        ),
+        (
+            "pre_file_write",
+            json!({"tool_name": "write_file", "path": "/tmp/a", "content": "x"}),
+        ),
+        (
+            "pre_fetch_url",
+            json!({"tool_name": "fetch_url", "url": "https://example.com/", "safety": "safe"}),
+        ),
+        (
+            "pre_tool",
+            json!({"tool_name": "shell_exec", "arguments": {"command": "ls"}}),
+        ),
+        (
+            "pre_api_tools",
+            json!({"context_name": "default", "tools": [{"name": "shell_exec", "type": "shell"}]}),
+        ),
+        (
+            "pre_agentic_loop",
+            json!({"context_name": "default", "current_fallback": "call_user", "message": "hi", "fuel_remaining": 10}),
+        ),
+        (
+            "post_tool_batch",
+            json!({"context_name": "default", "current_fallback": "call_user", "tool_calls": []}),
+        ),
+        (
+            "pre_api_request",
+            json!({"context_name": "default", "request_body": {"messages": []}}),
+        ),
     ]
 }
 
@@ -72,7 +99,12 @@ fn install(policy: &str) -> (TempDir, ChibiHome, std::path::PathBuf) {
 
 /// Asserts the cell: the failure reply for the hook's class, naming `why`.
 fn assert_fails_safe(hook: &str, out: &std::process::Output, why: &str, cell: &str) {
-    assert_eq!(out.status.code(), Some(0), "{cell}: exit status; stderr: {}", stderr(out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{cell}: exit status; stderr: {}",
+        stderr(out)
+    );
     let reply = stdout_json(out);
     let err = stderr(out);
     assert!(!err.contains("panicked"), "{cell}: {err}");
@@ -80,12 +112,18 @@ fn assert_fails_safe(hook: &str, out: &std::process::Output, why: &str, cell: &s
         "pre_shell_exec" | "pre_file_read" | "pre_file_write" | "pre_fetch_url" => {
             assert_eq!(reply["denied"], json!(true), "{cell}: {reply}");
             let reason = reply["reason"].as_str().unwrap_or("");
-            assert!(reason.contains("fail closed") && reason.contains(why), "{cell}: {reason}");
+            assert!(
+                reason.contains("fail closed") && reason.contains(why),
+                "{cell}: {reason}"
+            );
         }
         "pre_tool" => {
             assert_eq!(reply["block"], json!(true), "{cell}: {reply}");
             let message = reply["message"].as_str().unwrap_or("");
-            assert!(message.contains("fail closed") && message.contains(why), "{cell}: {message}");
+            assert!(
+                message.contains("fail closed") && message.contains(why),
+                "{cell}: {message}"
+            );
         }
         _ => {
             assert_eq!(reply, json!({}), "{cell}: changes nothing");
@@ -100,7 +138,11 @@ const NEVER: &str = "hook == 'never'";
 fn a_missing_unreadable_or_invalid_policy_fails_safe_on_every_hook() {
     type Breaker = fn(&std::path::Path);
     let breakers: [(&str, Breaker, &str); 3] = [
-        ("missing", |p| std::fs::remove_file(p).unwrap(), "policy.yaml"),
+        (
+            "missing",
+            |p| std::fs::remove_file(p).unwrap(),
+            "policy.yaml",
+        ),
         (
             "unreadable",
             |p| {
@@ -138,7 +180,11 @@ fn a_bad_payload_fails_safe_on_every_hook() {
         ("empty", b"", "empty"),
         ("malformed", b"{\"command\": ", "not valid JSON"),
         ("not an object", b"[1]", "not a JSON object"),
-        ("not UTF-8", b"{\"command\": \"\xff\xfe\"}", "not valid JSON"),
+        (
+            "not UTF-8",
+            b"{\"command\": \"\xff\xfe\"}",
+            "not valid JSON",
+        ),
         ("too large", &too_large, "limit"),
         ("too deeply nested", &too_deep, "recursion limit"),
     ];
@@ -181,7 +227,10 @@ rules:
         .map(|i| json!({"name": format!("t{i}"), "arguments": {}}))
         .collect();
     for (hook, payload) in [
-        ("pre_shell_exec", json!({"tool_name": "shell_exec", "command": words})),
+        (
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": words}),
+        ),
         (
             "post_tool_batch",
             json!({"context_name": "d", "current_fallback": "call_user", "tool_calls": calls}),
@@ -196,7 +245,12 @@ rules:
             &body,
         );
         let took = started.elapsed();
-        assert_fails_safe(hook, &out, "took longer than 300 ms", &format!("deadline x {hook}"));
+        assert_fails_safe(
+            hook,
+            &out,
+            "took longer than 300 ms",
+            &format!("deadline x {hook}"),
+        );
         // Well before chibi's own 30 s kill, which would abort the turn.
         assert!(took.as_secs() < 10, "{hook}: answered after {took:?}");
     }
@@ -218,7 +272,9 @@ fn a_closed_stdout_never_panics_or_hangs() {
         {
             use std::io::Write;
             let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(&serde_json::to_vec(&payload).unwrap()).unwrap();
+            stdin
+                .write_all(&serde_json::to_vec(&payload).unwrap())
+                .unwrap();
         }
         let out = child.wait_with_output().unwrap();
         let err = stderr(&out);

@@ -159,11 +159,17 @@ impl Server {
     }
 
     fn before_tool(&mut self, tool: &str, arguments: Value) -> Value {
-        self.call("hook.before_tool", json!({"tool": tool, "arguments": arguments}))
+        self.call(
+            "hook.before_tool",
+            json!({"tool": tool, "arguments": arguments}),
+        )
     }
 
     fn approve_tool(&mut self, tool: &str, arguments: Value) -> Value {
-        self.call("hook.approve_tool", json!({"tool": tool, "arguments": arguments}))
+        self.call(
+            "hook.approve_tool",
+            json!({"tool": tool, "arguments": arguments}),
+        )
     }
 
     fn stderr(&self) -> String {
@@ -178,7 +184,10 @@ impl Server {
             if s.contains(needle) {
                 return s;
             }
-            assert!(Instant::now() < deadline, "stderr never said {needle:?}:\n{s}");
+            assert!(
+                Instant::now() < deadline,
+                "stderr never said {needle:?}:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -216,7 +225,9 @@ fn shipped() -> Server {
 
 fn assert_denied(reply: &Value, needle: &str) {
     assert_eq!(reply["action"], "deny_tool", "{reply}");
-    let reason = reply["reason"].as_str().unwrap_or_else(|| panic!("no reason: {reply}"));
+    let reason = reply["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reason: {reply}"));
     assert!(reason.contains(needle), "{reason}");
 }
 
@@ -229,7 +240,10 @@ fn assert_continue(reply: &Value) {
 #[test]
 fn hello_names_the_server() {
     let mut s = shipped();
-    assert_eq!(s.call("hook.hello", json!({})), json!({"ok": true, "name": "hook-policy"}));
+    assert_eq!(
+        s.call("hook.hello", json!({})),
+        json!({"ok": true, "name": "hook-policy"})
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
@@ -245,19 +259,34 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
     ] {
         let reply = s.before_tool("exec", json!({"command": command}));
         assert_denied(&reply, "rm -rf");
-        assert!(reply["reason"].as_str().unwrap().contains("no-recursive-force-delete"), "{reply}");
+        assert!(
+            reply["reason"]
+                .as_str()
+                .unwrap()
+                .contains("no-recursive-force-delete"),
+            "{reply}"
+        );
     }
     assert_continue(&s.before_tool("exec", json!({"command": "ls -la"})));
     assert_continue(&s.before_tool("exec", json!({"command": "rm -f one-file.txt"})));
     // network.yaml: internal URLs; a public one is fine.
     assert_denied(
-        &s.before_tool("web_fetch", json!({"url": "http://169.254.169.254/latest/meta-data/"})),
+        &s.before_tool(
+            "web_fetch",
+            json!({"url": "http://169.254.169.254/latest/meta-data/"}),
+        ),
         "metadata",
     );
-    assert_denied(&s.before_tool("web_fetch", json!({"url": "http://127.0.0.1:8080/admin"})), "public internet");
+    assert_denied(
+        &s.before_tool("web_fetch", json!({"url": "http://127.0.0.1:8080/admin"})),
+        "public internet",
+    );
     assert_continue(&s.before_tool("web_fetch", json!({"url": "https://example.com/"})));
     // tools.yaml: file tools are offered only in the coding and readonly contexts.
-    assert_denied(&s.before_tool("read_file", json!({"path": "README.md"})), "not offered");
+    assert_denied(
+        &s.before_tool("read_file", json!({"path": "README.md"})),
+        "not offered",
+    );
     let coding = s.call(
         "hook.before_tool",
         json!({"tool": "read_file", "arguments": {"path": "README.md"}, "meta": {"AgentID": "coding"}}),
@@ -275,20 +304,38 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         json!({"action": "modify", "call": {"tool": "shell_exec", "arguments": {"command": "make", "timeout": 120}}})
     );
     // A request without a tool name or an arguments object cannot be decided: denied.
-    assert_denied(&s.call("hook.before_tool", json!({"arguments": {}})), "could not decide");
-    assert_denied(&s.call("hook.before_tool", json!({"tool": "exec", "arguments": "ls"})), "could not decide");
+    assert_denied(
+        &s.call("hook.before_tool", json!({"arguments": {}})),
+        "could not decide",
+    );
+    assert_denied(
+        &s.call(
+            "hook.before_tool",
+            json!({"tool": "exec", "arguments": "ls"}),
+        ),
+        "could not decide",
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
 #[test]
 fn approve_tool_refuses_cloud_metadata_and_approves_harmless_calls() {
     let mut s = shipped();
-    let reply = s.approve_tool("web_fetch", json!({"url": "http://169.254.169.254/latest/meta-data/iam/"}));
+    let reply = s.approve_tool(
+        "web_fetch",
+        json!({"url": "http://169.254.169.254/latest/meta-data/iam/"}),
+    );
     assert_eq!(reply["approved"], json!(false), "{reply}");
-    assert!(reply["reason"].as_str().unwrap().contains("cloud metadata"), "{reply}");
+    assert!(
+        reply["reason"].as_str().unwrap().contains("cloud metadata"),
+        "{reply}"
+    );
     let reply = s.approve_tool("exec", json!({"command": "sudo rm -fr /"}));
     assert_eq!(reply["approved"], json!(false), "{reply}");
-    assert_eq!(s.approve_tool("exec", json!({"command": "ls -la"})), json!({"approved": true}));
+    assert_eq!(
+        s.approve_tool("exec", json!({"command": "ls -la"})),
+        json!({"approved": true})
+    );
     assert_eq!(
         s.approve_tool("web_fetch", json!({"url": "https://docs.rs/serde"})),
         json!({"approved": true})
@@ -301,7 +348,10 @@ fn before_llm_merges_the_coding_temperature_and_passes_the_rest_unchanged() {
     // policies/request.yaml: context `coding` gets temperature 0.1, `creative`
     // temperature 1.2 and top_p 0.95; nothing else.
     let request = std::fs::read_to_string(repo().join("policies/request.yaml")).unwrap();
-    assert!(request.contains("when: context_name == 'coding'\n    request: { temperature: 0.1 }"), "{request}");
+    assert!(
+        request.contains("when: context_name == 'coding'\n    request: { temperature: 0.1 }"),
+        "{request}"
+    );
 
     let mut s = shipped();
     let messages = json!([
@@ -359,7 +409,12 @@ fn after_hooks_continue_and_notifications_get_no_reply() {
 
     // Notifications (no id) get no reply: the next line read answers the
     // request sent right after them.
-    for method in ["hook.runtime_event", "hook.event", "hook.before_tool", "hook.some_future_event"] {
+    for method in [
+        "hook.runtime_event",
+        "hook.event",
+        "hook.before_tool",
+        "hook.some_future_event",
+    ] {
         s.send(&json!({"jsonrpc": "2.0", "method": method, "params": {"kind": "turn_start"}}));
         let reply = s.call_with_id(json!(format!("after-{method}")), "hook.hello", json!({}));
         assert_eq!(reply["result"]["ok"], json!(true), "{reply}");
@@ -378,11 +433,24 @@ fn after_hooks_continue_and_notifications_get_no_reply() {
 #[test]
 fn every_id_type_is_echoed_back() {
     let mut s = shipped();
-    for id in [json!(1), json!(0), json!(-7), json!(9007199254740993u64), json!(2.5), json!("abc"), json!(""), json!("ü-🦀")] {
+    for id in [
+        json!(1),
+        json!(0),
+        json!(-7),
+        json!(9007199254740993u64),
+        json!(2.5),
+        json!("abc"),
+        json!(""),
+        json!("ü-🦀"),
+    ] {
         let reply = s.call_with_id(id.clone(), "hook.hello", json!({}));
         assert_eq!(reply["id"], id);
         assert!(reply["result"].is_object(), "{reply}");
-        let reply = s.call_with_id(id.clone(), "hook.before_tool", json!({"tool": "exec", "arguments": {"command": "rm -rf /"}}));
+        let reply = s.call_with_id(
+            id.clone(),
+            "hook.before_tool",
+            json!({"tool": "exec", "arguments": {"command": "rm -rf /"}}),
+        );
         assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
         let reply = s.call_with_id(id.clone(), "no.such.method", json!({}));
         assert_eq!(reply["error"]["code"], -32601, "{reply}");
@@ -401,7 +469,12 @@ fn every_id_type_is_echoed_back() {
 fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
     let mut s = shipped();
     // Not JSON: parse error, id null.
-    for bad in ["{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ", "nope", "{'single': 1}", "\u{0}\u{1}"] {
+    for bad in [
+        "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ",
+        "nope",
+        "{'single': 1}",
+        "\u{0}\u{1}",
+    ] {
         s.send_raw(format!("{bad}\n").as_bytes());
         let reply = s.recv();
         assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
@@ -413,7 +486,13 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
     s.send_raw(b"\xff\xfe{}\n");
     assert_eq!(s.recv()["error"]["code"], -32700);
     // JSON but not a request object.
-    for bad in ["[]", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hook.hello\"}]", "42", "\"hook.hello\"", "null"] {
+    for bad in [
+        "[]",
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hook.hello\"}]",
+        "42",
+        "\"hook.hello\"",
+        "null",
+    ] {
         s.send_raw(format!("{bad}\n").as_bytes());
         let reply = s.recv();
         assert_eq!(reply["error"]["code"], -32600, "{bad}: {reply}");
@@ -439,7 +518,10 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
     let reply = s.recv();
     assert_eq!(reply["id"], 35, "{reply}");
     assert!(reply["result"].is_object(), "{reply}");
-    assert_denied(&s.before_tool("exec", json!({"command": "rm -rf /"})), "rm -rf");
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "rm -rf /"})),
+        "rm -rf",
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
@@ -458,9 +540,19 @@ fn a_line_over_one_mib_is_refused_and_the_next_request_answered() {
     let reply = s.recv();
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
     assert_eq!(reply["id"], Value::Null, "{reply}");
-    assert!(reply["error"]["message"].as_str().unwrap().contains("1048576"), "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1048576"),
+        "{reply}"
+    );
     // The next line is served normally.
-    let reply = s.call_with_id(json!(41), "hook.before_tool", json!({"tool": "exec", "arguments": {"command": "sudo rm -fr /"}}));
+    let reply = s.call_with_id(
+        json!(41),
+        "hook.before_tool",
+        json!({"tool": "exec", "arguments": {"command": "sudo rm -fr /"}}),
+    );
     assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
 
     // Exactly 1 MiB + 100 bytes of garbage, then a request in the same write.
@@ -474,7 +566,11 @@ fn a_line_over_one_mib_is_refused_and_the_next_request_answered() {
 
     // A line just under the limit is parsed as usual.
     let pad = "z".repeat(MIB - 200);
-    let reply = s.call_with_id(json!(43), "hook.before_tool", json!({"tool": "exec", "arguments": {"command": "ls", "pad": pad}}));
+    let reply = s.call_with_id(
+        json!(43),
+        "hook.before_tool",
+        json!({"tool": "exec", "arguments": {"command": "ls", "pad": pad}}),
+    );
     assert_eq!(reply["result"]["action"], "continue", "{reply}");
     assert!(s.close(Duration::from_secs(10)).success());
 }
@@ -558,12 +654,17 @@ fn hot_reload_swaps_in_valid_edits_and_keeps_the_last_good_policy() {
     dir.replace("policy.yaml", BASE);
     let mut s = Server::start_with(dir.path(), &[], &[("HOOK_POLICY_WATCH_MS", "50")]);
     assert_continue(&s.before_tool("exec", json!({"command": "echo hello-reload"})));
-    assert_denied(&s.before_tool("exec", json!({"command": "curl https://example.com"})), "no curl");
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "curl https://example.com"})),
+        "no curl",
+    );
 
     // A valid edit (a different size, and a new file renamed over the old).
     assert_ne!(BASE.len(), WITH_DENY.len());
     dir.replace("policy.yaml", WITH_DENY);
-    let reply = poll_until(&mut s, "echo hello-reload", "the reloaded deny rule", |r| r["action"] == "deny_tool");
+    let reply = poll_until(&mut s, "echo hello-reload", "the reloaded deny rule", |r| {
+        r["action"] == "deny_tool"
+    });
     assert_denied(&reply, "hello-reload is now forbidden");
     s.wait_for_stderr("policy reloaded", RELOAD_TIMEOUT);
 
@@ -573,9 +674,18 @@ fn hot_reload_swaps_in_valid_edits_and_keeps_the_last_good_policy() {
     dir.replace("policy.yaml", BAD_CEL);
     let err = s.wait_for_stderr("does not load", RELOAD_TIMEOUT);
     assert!(err.contains("keeping the last good one"), "{err}");
-    assert!(err.contains("policy.yaml:5"), "the diagnostic names the file and line:\n{err}");
-    assert_denied(&s.before_tool("exec", json!({"command": "echo hello-reload"})), "hello-reload is now forbidden");
-    assert_denied(&s.before_tool("exec", json!({"command": "curl x"})), "no curl");
+    assert!(
+        err.contains("policy.yaml:5"),
+        "the diagnostic names the file and line:\n{err}"
+    );
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "echo hello-reload"})),
+        "hello-reload is now forbidden",
+    );
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "curl x"})),
+        "no curl",
+    );
     assert_continue(&s.before_tool("exec", json!({"command": "ls"})));
 
     // Invalid YAML: still the last good policy.
@@ -583,16 +693,28 @@ fn hot_reload_swaps_in_valid_edits_and_keeps_the_last_good_policy() {
     dir.replace("policy.yaml", BAD_YAML);
     let deadline = Instant::now() + RELOAD_TIMEOUT;
     while s.stderr().matches("does not load").count() == seen {
-        assert!(Instant::now() < deadline, "the YAML error was never reported:\n{}", s.stderr());
+        assert!(
+            Instant::now() < deadline,
+            "the YAML error was never reported:\n{}",
+            s.stderr()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(s.stderr().contains("policy.yaml:4"), "{}", s.stderr());
-    assert_denied(&s.before_tool("exec", json!({"command": "echo hello-reload"})), "hello-reload is now forbidden");
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "echo hello-reload"})),
+        "hello-reload is now forbidden",
+    );
 
     // Fixed again, back to the base policy: the extra rule is gone.
     dir.replace("policy.yaml", BASE);
-    poll_until(&mut s, "echo hello-reload", "the base policy again", |r| r["action"] == "continue");
-    assert_denied(&s.before_tool("exec", json!({"command": "curl x"})), "no curl");
+    poll_until(&mut s, "echo hello-reload", "the base policy again", |r| {
+        r["action"] == "continue"
+    });
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "curl x"})),
+        "no curl",
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
@@ -607,7 +729,12 @@ fn an_edit_made_while_the_server_starts_is_picked_up() {
         let mut s = Server::start_with(dir.path(), &[], &[("HOOK_POLICY_WATCH_MS", "20")]);
         std::thread::sleep(Duration::from_millis(delay_ms));
         dir.replace("policy.yaml", WITH_DENY);
-        let reply = poll_until(&mut s, "echo hello-reload", "the edit made at startup", |r| r["action"] == "deny_tool");
+        let reply = poll_until(
+            &mut s,
+            "echo hello-reload",
+            "the edit made at startup",
+            |r| r["action"] == "deny_tool",
+        );
         assert_denied(&reply, "hello-reload is now forbidden");
         assert!(s.close(Duration::from_secs(10)).success());
     }
@@ -621,24 +748,45 @@ fn a_policy_broken_at_start_denies_tool_calls_and_lets_llm_requests_through() {
     for command in ["ls", "echo hi"] {
         let reply = s.before_tool("exec", json!({"command": command}));
         assert_denied(&reply, "hook-policy could not decide");
-        assert!(reply["reason"].as_str().unwrap().contains("fail closed"), "{reply}");
+        assert!(
+            reply["reason"].as_str().unwrap().contains("fail closed"),
+            "{reply}"
+        );
     }
-    assert_denied(&s.before_tool("web_fetch", json!({"url": "https://example.com/"})), "could not decide");
+    assert_denied(
+        &s.before_tool("web_fetch", json!({"url": "https://example.com/"})),
+        "could not decide",
+    );
     let reply = s.approve_tool("exec", json!({"command": "ls"}));
     assert_eq!(reply["approved"], json!(false), "{reply}");
-    assert!(reply["reason"].as_str().unwrap().contains("hook-policy could not decide"), "{reply}");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("hook-policy could not decide"),
+        "{reply}"
+    );
     let reply = s.call(
         "hook.before_llm",
         json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [], "options": {}, "meta": {"AgentID": "coding"}}),
     );
     assert_continue(&reply);
     assert_eq!(s.call("hook.hello", json!({}))["ok"], json!(true));
-    assert!(s.stderr().contains("tool calls are denied until it does"), "{}", s.stderr());
+    assert!(
+        s.stderr().contains("tool calls are denied until it does"),
+        "{}",
+        s.stderr()
+    );
 
     // Once fixed, the policy is picked up.
     dir.replace("policy.yaml", BASE);
-    poll_until(&mut s, "ls", "the repaired policy", |r| r["action"] == "continue");
-    assert_denied(&s.before_tool("exec", json!({"command": "curl x"})), "no curl");
+    poll_until(&mut s, "ls", "the repaired policy", |r| {
+        r["action"] == "continue"
+    });
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "curl x"})),
+        "no curl",
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
@@ -646,6 +794,9 @@ fn a_policy_broken_at_start_denies_tool_calls_and_lets_llm_requests_through() {
 fn a_missing_policy_path_denies_tool_calls() {
     let dir = TempDir::new("missing");
     let mut s = Server::start(&dir.path().join("nothing-here.yaml"));
-    assert_denied(&s.before_tool("exec", json!({"command": "ls"})), "could not decide");
+    assert_denied(
+        &s.before_tool("exec", json!({"command": "ls"})),
+        "could not decide",
+    );
     assert!(s.close(Duration::from_secs(10)).success());
 }

@@ -26,26 +26,37 @@ fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, V
         ("pre_file_read", ClaudeCode) => ("Read", json!({"file_path": s("path")?})),
         ("pre_file_read", Gemini) => ("read_file", json!({"file_path": s("path")?})),
         ("pre_file_read", PicoClaw) => ("read_file", json!({"path": s("path")?})),
-        ("pre_file_write", ClaudeCode) => {
-            ("Write", json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}))
-        }
-        ("pre_file_write", Gemini) => {
-            ("write_file", json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}))
-        }
-        ("pre_file_write", PicoClaw) => {
-            ("write_file", json!({"path": s("path")?, "content": s("content").unwrap_or_default()}))
-        }
+        ("pre_file_write", ClaudeCode) => (
+            "Write",
+            json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
+        ("pre_file_write", Gemini) => (
+            "write_file",
+            json!({"file_path": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
+        ("pre_file_write", PicoClaw) => (
+            "write_file",
+            json!({"path": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
         ("pre_file_write", Codex) => {
             let added: String = s("content")
                 .unwrap_or_default()
                 .lines()
                 .map(|l| format!("+{l}\n"))
                 .collect();
-            let patch = format!("*** Begin Patch\n*** Add File: {}\n{added}*** End Patch\n", s("path")?);
+            let patch = format!(
+                "*** Begin Patch\n*** Add File: {}\n{added}*** End Patch\n",
+                s("path")?
+            );
             ("apply_patch", json!({"command": patch}))
         }
-        ("pre_fetch_url", ClaudeCode) => ("WebFetch", json!({"url": s("url")?, "prompt": "read it"})),
-        ("pre_fetch_url", Gemini) => ("web_fetch", json!({"prompt": format!("Summarise {}", s("url")?)})),
+        ("pre_fetch_url", ClaudeCode) => {
+            ("WebFetch", json!({"url": s("url")?, "prompt": "read it"}))
+        }
+        ("pre_fetch_url", Gemini) => (
+            "web_fetch",
+            json!({"prompt": format!("Summarise {}", s("url")?)}),
+        ),
         ("pre_fetch_url", PicoClaw) => ("web_fetch", json!({"url": s("url")?})),
         // Codex has no read or fetch tool of its own.
         _ => return None,
@@ -68,7 +79,10 @@ fn load_cases() -> Vec<(String, String, Value, String)> {
             let payload = if let Some(p) = case.get("payload") {
                 p.clone()
             } else {
-                let f = file.parent().unwrap().join(case["payload_file"].as_str().unwrap());
+                let f = file
+                    .parent()
+                    .unwrap()
+                    .join(case["payload_file"].as_str().unwrap());
                 let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
                 v.get("payload").cloned().unwrap_or(v)
             };
@@ -77,7 +91,11 @@ fn load_cases() -> Vec<(String, String, Value, String)> {
                 .and_then(Value::as_str)
                 .unwrap_or("/project")
                 .to_string();
-            let name = format!("{}: {}", file.file_name().unwrap().to_string_lossy(), case["name"].as_str().unwrap());
+            let name = format!(
+                "{}: {}",
+                file.file_name().unwrap().to_string_lossy(),
+                case["name"].as_str().unwrap()
+            );
             cases.push((name, hook, payload, root));
         }
     }
@@ -94,7 +112,10 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
     let mut compared = 0;
     let mut denied_somewhere = 0;
     for (name, hook, payload, root) in load_cases() {
-        if !matches!(hook.as_str(), "pre_shell_exec" | "pre_file_read" | "pre_file_write" | "pre_fetch_url") {
+        if !matches!(
+            hook.as_str(),
+            "pre_shell_exec" | "pre_file_read" | "pre_file_write" | "pre_fetch_url"
+        ) {
             continue;
         }
         let ctx = DecideContext {
@@ -119,7 +140,16 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
                 project_root: &root,
                 home: Some("/home/user"),
             };
-            let d = decide_call(&mut source, harness, tool, &args, &native, false, "coding", ctx);
+            let d = decide_call(
+                &mut source,
+                harness,
+                tool,
+                &args,
+                &native,
+                false,
+                "coding",
+                ctx,
+            );
             let denies = matches!(d.verdict, Verdict::Deny(_));
             compared += 1;
             if denies != chibi_denies {
@@ -135,6 +165,9 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
         }
     }
     assert!(compared >= 80, "only {compared} comparisons");
-    assert!(denied_somewhere >= 15, "too few denying cases: {denied_somewhere}");
+    assert!(
+        denied_somewhere >= 15,
+        "too few denying cases: {denied_somewhere}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -16,7 +16,10 @@ const POLICIES: &[(&str, &str)] = &[
     ("tools.yaml", include_str!("../../policies/tools.yaml")),
     ("fuel.yaml", include_str!("../../policies/fuel.yaml")),
     ("request.yaml", include_str!("../../policies/request.yaml")),
-    ("tool-gate.yaml", include_str!("../../policies/tool-gate.yaml")),
+    (
+        "tool-gate.yaml",
+        include_str!("../../policies/tool-gate.yaml"),
+    ),
 ];
 
 fn policy() -> &'static hook_policy::compile::CompiledPolicy {
@@ -29,7 +32,10 @@ fn policy() -> &'static hook_policy::compile::CompiledPolicy {
         let (set, diags) = hook_policy::load::load_sources(sources);
         assert!(diags.iter().all(|d| !d.is_error()), "shipped policies load");
         let (policy, diags) = hook_policy::compile::compile(&set, None);
-        assert!(diags.iter().all(|d| !d.is_error()), "shipped policies compile");
+        assert!(
+            diags.iter().all(|d| !d.is_error()),
+            "shipped policies compile"
+        );
         policy
     })
 }
@@ -38,7 +44,11 @@ fuzz_target!(|data: &[u8]| {
     let policy = policy();
     let payload = engine::parse_payload(data);
     for hook in catalogue::HOOKS.iter().filter(|h| !h.effects.is_empty()) {
-        let ctx = DecideContext { harness: "chibi", project_root: "/home/user/project", home: Some("/home/user") };
+        let ctx = DecideContext {
+            harness: "chibi",
+            project_root: "/home/user/project",
+            home: Some("/home/user"),
+        };
         let (outcome, payload) = match &payload {
             Ok(p) => (engine::run(policy, hook.name, p, ctx), Some(p)),
             Err(e) => (Outcome::Failed(e.clone()), None),

@@ -14,7 +14,10 @@ fn live() -> &'static LivePolicy {
     LIVE.get_or_init(|| {
         let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../policies"));
         let prepared = engine::prepare(&[dir], None);
-        assert!(matches!(prepared, Prepared::Ready(_)), "the shipped policies load");
+        assert!(
+            matches!(prepared, Prepared::Ready(_)),
+            "the shipped policies load"
+        );
         LivePolicy::new(prepared)
     })
 }
@@ -22,7 +25,11 @@ fn live() -> &'static LivePolicy {
 fn check(reply: Option<Value>) {
     let Some(reply) = reply else { return };
     let obj = reply.as_object().expect("a reply is a JSON object");
-    assert_eq!(obj.get("jsonrpc"), Some(&Value::String("2.0".into())), "{reply}");
+    assert_eq!(
+        obj.get("jsonrpc"),
+        Some(&Value::String("2.0".into())),
+        "{reply}"
+    );
     let id = obj.get("id").expect("a reply carries an id");
     assert!(id.is_null() || id.is_number() || id.is_string(), "{reply}");
     assert!(

@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::Arc;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let source = Arc::new(SourceFile::new("fuzz.yaml".into(), text.to_string()));
     let (set, _) = hook_policy::load::load_sources(vec![source]);
     let (_, diags) = hook_policy::compile::compile(&set, None);

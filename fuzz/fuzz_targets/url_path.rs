@@ -4,7 +4,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let info = hook_policy::url_class::classify(text);
     let _ = hook_policy::url_class::host_matches(&info.host, ".example.com");
     let _ = hook_policy::url_class::registrable_domain(&info.host);

@@ -74,7 +74,11 @@ pub fn handle(
     context_name: &str,
     home: Option<&str>,
 ) -> Reply {
-    let event = match input.as_ref().map_err(Clone::clone).and_then(|b| engine::parse_payload(b)) {
+    let event = match input
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|b| engine::parse_payload(b))
+    {
         Ok(v) => v,
         Err(e) => {
             // We cannot tell which event this was; a tool call is what
@@ -82,7 +86,10 @@ pub fn handle(
             return failure(harness, source_on_error(source), &e);
         }
     };
-    let name = event.get("hook_event_name").and_then(Json::as_str).unwrap_or("");
+    let name = event
+        .get("hook_event_name")
+        .and_then(Json::as_str)
+        .unwrap_or("");
     if name == tool_event(harness) {
         return tool_use(harness, source, &event, context_name, home);
     }
@@ -148,11 +155,15 @@ fn tool_use(
             "the event has no tool_name or no tool_input object",
         );
     }
-    let cwd = event.get("cwd").and_then(Json::as_str).map(str::to_string).unwrap_or_else(|| {
-        std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_else(|_| "/".into())
-    });
+    let cwd = event
+        .get("cwd")
+        .and_then(Json::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|_| "/".into())
+        });
     let ctx = DecideContext {
         harness: harness.name(),
         project_root: &cwd,
@@ -223,9 +234,16 @@ fn gemini_before_model(
     context_name: &str,
     home: Option<&str>,
 ) -> Reply {
-    let body = event.get("llm_request").cloned().unwrap_or_else(|| json!({}));
+    let body = event
+        .get("llm_request")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     let payload = json!({"context_name": context_name, "request_body": body});
-    let cwd = event.get("cwd").and_then(Json::as_str).unwrap_or("/").to_string();
+    let cwd = event
+        .get("cwd")
+        .and_then(Json::as_str)
+        .unwrap_or("/")
+        .to_string();
     let ctx = DecideContext {
         harness: Harness::Gemini.name(),
         project_root: &cwd,
@@ -236,7 +254,9 @@ fn gemini_before_model(
         Prepared::Broken { message, .. } => {
             // A request merge fails open: change nothing, say why.
             return Reply {
-                stderr: vec![format!("hook-policy: gemini: the policy does not load: {message}")],
+                stderr: vec![format!(
+                    "hook-policy: gemini: the policy does not load: {message}"
+                )],
                 kind: "error",
                 ..Reply::nothing()
             };
@@ -246,7 +266,10 @@ fn gemini_before_model(
         engine::Outcome::Decided(d) if d.error_summary().is_none() => d,
         engine::Outcome::Decided(d) => {
             return Reply {
-                stderr: vec![format!("hook-policy: gemini: {}", d.error_summary().unwrap_or_default())],
+                stderr: vec![format!(
+                    "hook-policy: gemini: {}",
+                    d.error_summary().unwrap_or_default()
+                )],
                 kind: "error",
                 ..Reply::nothing()
             }
@@ -392,7 +415,11 @@ fn log_call(
 pub const DEFAULT_CONTEXT: &str = "coding";
 
 pub fn settings_entry(harness: Harness, exe: &Path, policy: &[PathBuf]) -> Json {
-    let mut command = format!("{} hook {}", shell_quote(&exe.display().to_string()), harness.name());
+    let mut command = format!(
+        "{} hook {}",
+        shell_quote(&exe.display().to_string()),
+        harness.name()
+    );
     for p in policy {
         command.push_str(" --policy ");
         command.push_str(&shell_quote(&p.display().to_string()));
@@ -458,31 +485,43 @@ pub fn merge_settings(harness: Harness, settings: &Path, entry: &Json) -> Result
         Err(e) => return Err(format!("cannot read {}: {e}", settings.display())),
     };
     let Some(root) = doc.as_object_mut() else {
-        return Err(format!("{} is not a JSON object; nothing was changed", settings.display()));
+        return Err(format!(
+            "{} is not a JSON object; nothing was changed",
+            settings.display()
+        ));
     };
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
-        return Err(format!("`hooks` in {} is not an object; nothing was changed", settings.display()));
+        return Err(format!(
+            "`hooks` in {} is not an object; nothing was changed",
+            settings.display()
+        ));
     };
     for (event, groups) in entry["hooks"].as_object().into_iter().flatten() {
         let list = hooks.entry(event.clone()).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else {
-            return Err(format!("`hooks.{event}` in {} is not a list; nothing was changed", settings.display()));
+            return Err(format!(
+                "`hooks.{event}` in {} is not a list; nothing was changed",
+                settings.display()
+            ));
         };
         list.retain(|g| !is_ours(g, harness));
         list.extend(groups.as_array().into_iter().flatten().cloned());
     }
     if let Some(dir) = settings.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     if settings.exists() {
         let bak = settings.with_extension("json.bak");
-        std::fs::copy(settings, &bak).map_err(|e| format!("cannot back up to {}: {e}", bak.display()))?;
+        std::fs::copy(settings, &bak)
+            .map_err(|e| format!("cannot back up to {}: {e}", bak.display()))?;
     }
     let tmp = settings.with_extension("json.hook-policy.tmp");
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
     std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, settings).map_err(|e| format!("cannot replace {}: {e}", settings.display()))?;
+    std::fs::rename(&tmp, settings)
+        .map_err(|e| format!("cannot replace {}: {e}", settings.display()))?;
     Ok(format!(
         "merged the hook-policy entry into {} (previous version kept as .bak)",
         settings.display()

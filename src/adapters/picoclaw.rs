@@ -57,7 +57,10 @@ impl LivePolicy {
     }
 
     pub fn get(&self) -> Arc<Prepared> {
-        self.current.lock().map(|g| g.clone()).unwrap_or_else(|p| p.into_inner().clone())
+        self.current
+            .lock()
+            .map(|g| g.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
     }
 
     fn set(&self, prepared: Prepared) {
@@ -76,7 +79,13 @@ pub fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, i64, i64)> {
         .into_iter()
         .map(|f| {
             let m = std::fs::metadata(&f).ok();
-            let (size, mtime, ino) = m.map_or((0, 0, 0), |m| (m.size(), m.mtime_nsec() + m.mtime() * 1_000_000_000, m.ino() as i64));
+            let (size, mtime, ino) = m.map_or((0, 0, 0), |m| {
+                (
+                    m.size(),
+                    m.mtime_nsec() + m.mtime() * 1_000_000_000,
+                    m.ino() as i64,
+                )
+            });
             (f, size, mtime, ino)
         })
         .collect()
@@ -146,7 +155,12 @@ pub struct ServeContext<'a> {
 
 fn context_of<'a>(sc: &'a ServeContext<'_>, params: &'a Json) -> &'a str {
     sc.context_name
-        .or_else(|| params.get("meta").and_then(|m| m.get("AgentID")).and_then(Json::as_str))
+        .or_else(|| {
+            params
+                .get("meta")
+                .and_then(|m| m.get("AgentID"))
+                .and_then(Json::as_str)
+        })
         .filter(|s| !s.is_empty())
         .unwrap_or("default")
 }
@@ -157,7 +171,11 @@ pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext<'_>) -> Opt
         Err(e) => return Some(error(Json::Null, -32700, &format!("parse error: {e}"))),
     };
     let Some(obj) = msg.as_object() else {
-        return Some(error(Json::Null, -32600, "invalid request: not a JSON object"));
+        return Some(error(
+            Json::Null,
+            -32600,
+            "invalid request: not a JSON object",
+        ));
     };
     let id = obj.get("id").cloned().unwrap_or(Json::Null);
     let Some(method) = obj.get("method").and_then(Json::as_str) else {
@@ -218,7 +236,16 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext<'_>)
         home: sc.home,
     };
     let context = context_of(sc, params);
-    let d = tool_call::decide_call(&mut source, Harness::PicoClaw, name, args, params, approval, context, ctx);
+    let d = tool_call::decide_call(
+        &mut source,
+        Harness::PicoClaw,
+        name,
+        args,
+        params,
+        approval,
+        context,
+        ctx,
+    );
     for n in &d.notes {
         eprintln!("hook-policy: picoclaw: {n}");
     }
@@ -267,8 +294,14 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext<'_>) -> Json {
     let d = match engine::run(policy, "pre_api_request", &payload, ctx) {
         engine::Outcome::Decided(d) if d.error_summary().is_none() => d,
         engine::Outcome::Decided(d) => {
-            debug_assert_eq!(engine::failure_mode(hook, policy.on_error), FailureMode::Open);
-            eprintln!("hook-policy: picoclaw: before_llm: {}", d.error_summary().unwrap_or_default());
+            debug_assert_eq!(
+                engine::failure_mode(hook, policy.on_error),
+                FailureMode::Open
+            );
+            eprintln!(
+                "hook-policy: picoclaw: before_llm: {}",
+                d.error_summary().unwrap_or_default()
+            );
             return continue_;
         }
         engine::Outcome::Failed(m) => {
@@ -303,7 +336,10 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext<'_>) -> Json {
 
 /// Reads one line of at most [`MAX_LINE`] bytes. `Ok(None)` at end of input;
 /// `Err(n)` when the line was longer (it has been consumed).
-fn read_line(input: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<Result<(), usize>>> {
+fn read_line(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<Result<(), usize>>> {
     buf.clear();
     let mut too_long = 0usize;
     loop {
@@ -381,7 +417,11 @@ pub fn serve(
         if let Some(reply) = reply {
             let mut text = reply.to_string();
             text.push('\n');
-            if output.write_all(text.as_bytes()).and_then(|_| output.flush()).is_err() {
+            if output
+                .write_all(text.as_bytes())
+                .and_then(|_| output.flush())
+                .is_err()
+            {
                 // PicoClaw went away.
                 return 0;
             }
@@ -391,11 +431,7 @@ pub fn serve(
 
 /// The `hooks.processes` entry for PicoClaw's configuration.
 pub fn config_snippet(exe: &std::path::Path, policy: &[PathBuf]) -> Json {
-    let mut command = vec![
-        exe.display().to_string(),
-        "serve".into(),
-        "picoclaw".into(),
-    ];
+    let mut command = vec![exe.display().to_string(), "serve".into(), "picoclaw".into()];
     for p in policy {
         command.push("--policy".into());
         command.push(p.display().to_string());
@@ -420,7 +456,10 @@ mod tests {
         data.extend_from_slice(b"\n{\"a\":1}\n");
         let mut input = std::io::Cursor::new(data);
         let mut buf = Vec::new();
-        assert_eq!(read_line(&mut input, &mut buf).unwrap(), Some(Err(MAX_LINE + 10)));
+        assert_eq!(
+            read_line(&mut input, &mut buf).unwrap(),
+            Some(Err(MAX_LINE + 10))
+        );
         assert_eq!(read_line(&mut input, &mut buf).unwrap(), Some(Ok(())));
         assert_eq!(buf, b"{\"a\":1}");
         assert_eq!(read_line(&mut input, &mut buf).unwrap(), None);

@@ -114,7 +114,12 @@ pub struct ToolMapping {
     pub action: Action,
 }
 
-const fn map(harness: Harness, tool: &'static str, tool_type: &'static str, action: Action) -> ToolMapping {
+const fn map(
+    harness: Harness,
+    tool: &'static str,
+    tool_type: &'static str,
+    action: Action,
+) -> ToolMapping {
     ToolMapping {
         harness,
         tool,
@@ -131,40 +136,186 @@ use Harness::*;
 /// `command` or `url` is still checked as a shell command or a URL: an MCP
 /// server's "run" or "fetch" tool must not be a way around the guard.
 pub const TOOL_MAP: &[ToolMapping] = &[
-    map(ClaudeCode, "Bash", "shell", Shell { command: &["command"] }),
-    map(ClaudeCode, "Read", "fs_read", Read { path: &["file_path"] }),
+    map(
+        ClaudeCode,
+        "Bash",
+        "shell",
+        Shell {
+            command: &["command"],
+        },
+    ),
+    map(
+        ClaudeCode,
+        "Read",
+        "fs_read",
+        Read {
+            path: &["file_path"],
+        },
+    ),
     map(ClaudeCode, "Glob", "fs_read", Read { path: &["path"] }),
     map(ClaudeCode, "Grep", "fs_read", Read { path: &["path"] }),
     map(ClaudeCode, "LS", "fs_read", Read { path: &["path"] }),
-    map(ClaudeCode, "Write", "fs_write", Write { path: &["file_path"], content: &["content"] }),
-    map(ClaudeCode, "Edit", "fs_write", Write { path: &["file_path"], content: &["new_string"] }),
-    map(ClaudeCode, "MultiEdit", "fs_write", MultiEdit { path: &["file_path"] }),
-    map(ClaudeCode, "NotebookEdit", "fs_write", Write { path: &["notebook_path"], content: &["new_source"] }),
+    map(
+        ClaudeCode,
+        "Write",
+        "fs_write",
+        Write {
+            path: &["file_path"],
+            content: &["content"],
+        },
+    ),
+    map(
+        ClaudeCode,
+        "Edit",
+        "fs_write",
+        Write {
+            path: &["file_path"],
+            content: &["new_string"],
+        },
+    ),
+    map(
+        ClaudeCode,
+        "MultiEdit",
+        "fs_write",
+        MultiEdit {
+            path: &["file_path"],
+        },
+    ),
+    map(
+        ClaudeCode,
+        "NotebookEdit",
+        "fs_write",
+        Write {
+            path: &["notebook_path"],
+            content: &["new_source"],
+        },
+    ),
     map(ClaudeCode, "WebFetch", "network", Fetch { url: &["url"] }),
     map(ClaudeCode, "WebSearch", "network", Other),
     map(ClaudeCode, "Task", "flow", Other),
     map(ClaudeCode, "TodoWrite", "memory", Other),
     map(ClaudeCode, "mcp__*", "plugin", Other),
-    map(Gemini, "run_shell_command", "shell", Shell { command: &["command"] }),
-    map(Gemini, "read_file", "fs_read", Read { path: &["file_path", "absolute_path", "path"] }),
-    map(Gemini, "list_directory", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "glob", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "search_file_content", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "write_file", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["content"] }),
-    map(Gemini, "replace", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["new_string"] }),
-    map(Gemini, "web_fetch", "network", FetchInText { text: &["prompt"] }),
+    map(
+        Gemini,
+        "run_shell_command",
+        "shell",
+        Shell {
+            command: &["command"],
+        },
+    ),
+    map(
+        Gemini,
+        "read_file",
+        "fs_read",
+        Read {
+            path: &["file_path", "absolute_path", "path"],
+        },
+    ),
+    map(
+        Gemini,
+        "list_directory",
+        "fs_read",
+        Read {
+            path: &["dir_path", "path"],
+        },
+    ),
+    map(
+        Gemini,
+        "glob",
+        "fs_read",
+        Read {
+            path: &["dir_path", "path"],
+        },
+    ),
+    map(
+        Gemini,
+        "search_file_content",
+        "fs_read",
+        Read {
+            path: &["dir_path", "path"],
+        },
+    ),
+    map(
+        Gemini,
+        "write_file",
+        "fs_write",
+        Write {
+            path: &["file_path", "absolute_path"],
+            content: &["content"],
+        },
+    ),
+    map(
+        Gemini,
+        "replace",
+        "fs_write",
+        Write {
+            path: &["file_path", "absolute_path"],
+            content: &["new_string"],
+        },
+    ),
+    map(
+        Gemini,
+        "web_fetch",
+        "network",
+        FetchInText { text: &["prompt"] },
+    ),
     map(Gemini, "google_web_search", "network", Other),
     map(Gemini, "save_memory", "memory", Other),
     map(Gemini, "mcp__*", "plugin", Other),
-    map(Codex, "Bash", "shell", Shell { command: &["command"] }),
-    map(Codex, "apply_patch", "fs_write", Patch { text: &["command", "patch", "input"] }),
+    map(
+        Codex,
+        "Bash",
+        "shell",
+        Shell {
+            command: &["command"],
+        },
+    ),
+    map(
+        Codex,
+        "apply_patch",
+        "fs_write",
+        Patch {
+            text: &["command", "patch", "input"],
+        },
+    ),
     map(Codex, "mcp__*", "plugin", Other),
-    map(PicoClaw, "exec", "shell", Shell { command: &["command"] }),
+    map(
+        PicoClaw,
+        "exec",
+        "shell",
+        Shell {
+            command: &["command"],
+        },
+    ),
     map(PicoClaw, "read_file", "fs_read", Read { path: &["path"] }),
     map(PicoClaw, "list_dir", "fs_read", Read { path: &["path"] }),
-    map(PicoClaw, "write_file", "fs_write", Write { path: &["path"], content: &["content"] }),
-    map(PicoClaw, "edit_file", "fs_write", Write { path: &["path"], content: &["new_text", "new_string", "content"] }),
-    map(PicoClaw, "append_file", "fs_write", Write { path: &["path"], content: &["content"] }),
+    map(
+        PicoClaw,
+        "write_file",
+        "fs_write",
+        Write {
+            path: &["path"],
+            content: &["content"],
+        },
+    ),
+    map(
+        PicoClaw,
+        "edit_file",
+        "fs_write",
+        Write {
+            path: &["path"],
+            content: &["new_text", "new_string", "content"],
+        },
+    ),
+    map(
+        PicoClaw,
+        "append_file",
+        "fs_write",
+        Write {
+            path: &["path"],
+            content: &["content"],
+        },
+    ),
     map(PicoClaw, "web_fetch", "network", Fetch { url: &["url"] }),
     map(PicoClaw, "web_search", "network", Other),
     map(PicoClaw, "spawn", "flow", Other),
@@ -202,7 +353,8 @@ pub struct Check {
 }
 
 fn first_str<'a>(args: &'a Json, keys: Keys) -> Option<&'a str> {
-    keys.iter().find_map(|k| args.get(*k).and_then(Json::as_str))
+    keys.iter()
+        .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
 /// The permission questions a call implies.
@@ -299,7 +451,8 @@ fn argv_line(words: &[Json]) -> String {
             out.push(' ');
         }
         let plain = !w.is_empty()
-            && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b));
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b));
         if plain {
             out.push_str(&w);
         } else {
@@ -367,9 +520,14 @@ pub fn urls_in_text(text: &str) -> Vec<&str> {
 pub fn patch_files(patch: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for line in patch.lines() {
-        let header = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "]
-            .iter()
-            .find_map(|h| line.strip_prefix(h));
+        let header = [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ]
+        .iter()
+        .find_map(|h| line.strip_prefix(h));
         if let Some(path) = header {
             out.push((path.trim().to_string(), String::new()));
         } else if let (Some(added), Some((_, content))) = (line.strip_prefix('+'), out.last_mut()) {
@@ -449,10 +607,18 @@ pub struct CallDecision {
 enum Answer {
     Decided(Decision),
     /// The policy could not decide; the failure mode is already applied.
-    Failed { message: String, mode: FailureMode },
+    Failed {
+        message: String,
+        mode: FailureMode,
+    },
 }
 
-fn ask(source: &mut PolicySource, hook: &'static str, payload: &Json, ctx: DecideContext<'_>) -> Answer {
+fn ask(
+    source: &mut PolicySource,
+    hook: &'static str,
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Answer {
     let hp = catalogue::hook(hook).expect("adapters only ask catalogued hooks");
     let (policy, on_error): (&CompiledPolicy, Option<OnError>) = match source.get(hook) {
         Prepared::Ready(p) => (p, p.on_error),
@@ -469,7 +635,9 @@ fn ask(source: &mut PolicySource, hook: &'static str, payload: &Json, ctx: Decid
         engine::Outcome::Decided(d) => match d.error_summary() {
             // A rule that did work and denies still denies; otherwise the
             // failure rules apply (see the chibi adapter, same reasoning).
-            Some(errors) if !(d.deny.is_some() || d.block.is_some()) || mode == FailureMode::Open => {
+            Some(errors)
+                if !(d.deny.is_some() || d.block.is_some()) || mode == FailureMode::Open =>
+            {
                 Answer::Failed {
                     message: format!("a rule failed at run time: {errors}"),
                     mode,
@@ -520,7 +688,11 @@ pub fn decide_call(
             out.notes.push(format!("pre_tool: {message}"));
             if mode == FailureMode::Closed {
                 out.failed = true;
-                deny(&mut out, format!("hook-policy could not decide, so it denies (fail closed): {message}"), None);
+                deny(
+                    &mut out,
+                    format!("hook-policy could not decide, so it denies (fail closed): {message}"),
+                    None,
+                );
                 return out;
             }
         }
@@ -542,13 +714,17 @@ pub fn decide_call(
 
     // 2. pre_api_tools with just this tool.
     let tool_type = mapping(harness, tool).map_or("other", |m| m.tool_type);
-    let payload = json!({"context_name": context_name, "tools": [{"name": tool, "type": tool_type}]});
+    let payload =
+        json!({"context_name": context_name, "tools": [{"name": tool, "type": tool_type}]});
     match ask(source, "pre_api_tools", &payload, ctx) {
         // A broken filter hides nothing (its hook class fails open).
         Answer::Failed { message, .. } => out.notes.push(format!("pre_api_tools: {message}")),
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
-            let included = d.include.as_ref().is_none_or(|i| i.iter().any(|n| n == tool));
+            let included = d
+                .include
+                .as_ref()
+                .is_none_or(|i| i.iter().any(|n| n == tool));
             let excluded = d.exclude.iter().any(|n| n == tool);
             if !included || excluded {
                 let rules = d.matched.join(", ");
@@ -565,9 +741,16 @@ pub fn decide_call(
     // 3. The permission hooks of the tool's action, then 4. the native event.
     let mut questions = permission_checks(harness, tool, &args);
     let mut native = native_payload.clone();
-    if let (Some(obj), true) = (native.as_object_mut(), args != Json::Object(args_map.clone())) {
+    if let (Some(obj), true) = (
+        native.as_object_mut(),
+        args != Json::Object(args_map.clone()),
+    ) {
         // Native rules see the rewritten arguments too.
-        let key = if harness == PicoClaw { "arguments" } else { "tool_input" };
+        let key = if harness == PicoClaw {
+            "arguments"
+        } else {
+            "tool_input"
+        };
         obj.insert(key.into(), args.clone());
     }
     questions.push(Check {
@@ -581,7 +764,13 @@ pub fn decide_call(
                 out.notes.push(format!("{}: {message}", q.hook));
                 if mode == FailureMode::Closed {
                     out.failed = true;
-                    deny(&mut out, format!("hook-policy could not decide, so it denies (fail closed): {message}"), None);
+                    deny(
+                        &mut out,
+                        format!(
+                            "hook-policy could not decide, so it denies (fail closed): {message}"
+                        ),
+                        None,
+                    );
                     return out;
                 }
             }
@@ -654,7 +843,11 @@ pub fn markdown() -> String {
             out,
             "Native event for rules: `{}`{}. `ask`: {}.\n",
             native_hook(h, false),
-            if h == PicoClaw { " (and `picoclaw.approve_tool`)" } else { "" },
+            if h == PicoClaw {
+                " (and `picoclaw.approve_tool`)"
+            } else {
+                ""
+            },
             if h.can_ask() {
                 "asks the user"
             } else {
@@ -663,7 +856,12 @@ pub fn markdown() -> String {
         );
         out.push_str("| tool | type | canonical hooks | from arguments |\n|---|---|---|---|\n");
         for m in TOOL_MAP.iter().filter(|m| m.harness == h) {
-            let keys = |k: Keys| k.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(" or ");
+            let keys = |k: Keys| {
+                k.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
@@ -686,7 +884,11 @@ pub fn markdown() -> String {
                 ),
                 Other => ("—", "—".to_string()),
             };
-            let _ = writeln!(out, "| `{}` | {} | {} | {} |", m.tool, m.tool_type, hooks, from);
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                m.tool, m.tool_type, hooks, from
+            );
         }
         out.push('\n');
     }
@@ -704,18 +906,31 @@ mod tests {
         let line = checks[0].payload["command"].as_str().unwrap();
         assert_eq!(line, r"bash -lc 'rm -rf '\''a b'\'''");
         let a = crate::shell::analyze(line);
-        assert!(a.commands.iter().any(|c| c.program == "rm" && c.has_flag("-r")), "{a:?}");
+        assert!(
+            a.commands
+                .iter()
+                .any(|c| c.program == "rm" && c.has_flag("-r")),
+            "{a:?}"
+        );
     }
 
     #[test]
     fn urls_are_found_in_free_text() {
-        let text = "Summarise https://example.com/a, then HTTP://127.0.0.1:8080/x and (http://[::1]/).";
+        let text =
+            "Summarise https://example.com/a, then HTTP://127.0.0.1:8080/x and (http://[::1]/).";
         assert_eq!(
             urls_in_text(text),
-            vec!["https://example.com/a", "HTTP://127.0.0.1:8080/x", "http://[::1]/"]
+            vec![
+                "https://example.com/a",
+                "HTTP://127.0.0.1:8080/x",
+                "http://[::1]/"
+            ]
         );
         assert!(urls_in_text("no links here").is_empty());
-        assert_eq!(urls_in_text("see file:///etc/passwd, ok"), vec!["file:///etc/passwd"]);
+        assert_eq!(
+            urls_in_text("see file:///etc/passwd, ok"),
+            vec!["file:///etc/passwd"]
+        );
     }
 
     #[test]
@@ -723,17 +938,30 @@ mod tests {
         let patch = "*** Begin Patch\n*** Add File: a/.env\n+SECRET=1\n*** Update File: src/lib.rs\n@@\n-old\n+new\n*** Move to: ../outside.rs\n*** Delete File: b.txt\n*** End Patch\n";
         let files = patch_files(patch);
         let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(paths, vec!["a/.env", "src/lib.rs", "../outside.rs", "b.txt"]);
+        assert_eq!(
+            paths,
+            vec!["a/.env", "src/lib.rs", "../outside.rs", "b.txt"]
+        );
         assert_eq!(files[0].1, "SECRET=1\n");
         assert_eq!(files[1].1, "new\n");
     }
 
     #[test]
     fn mcp_tools_match_by_prefix_and_unknown_tools_still_show_commands() {
-        assert_eq!(mapping(ClaudeCode, "mcp__github__create_issue").unwrap().tool_type, "plugin");
-        let checks = permission_checks(ClaudeCode, "mcp__box__run", &json!({"command": "rm -rf /"}));
+        assert_eq!(
+            mapping(ClaudeCode, "mcp__github__create_issue")
+                .unwrap()
+                .tool_type,
+            "plugin"
+        );
+        let checks =
+            permission_checks(ClaudeCode, "mcp__box__run", &json!({"command": "rm -rf /"}));
         assert_eq!(checks[0].hook, "pre_shell_exec");
-        let checks = permission_checks(Gemini, "web_fetch", &json!({"prompt": "read http://169.254.169.254/latest"}));
+        let checks = permission_checks(
+            Gemini,
+            "web_fetch",
+            &json!({"prompt": "read http://169.254.169.254/latest"}),
+        );
         assert_eq!(checks[0].payload["reason"], "cloud metadata endpoint");
     }
 }

@@ -11,7 +11,10 @@ use regex_syntax::hir::{Hir, HirKind, Look};
 
 /// Why `pattern` can never match, if it cannot.
 pub fn regex_never_matches(pattern: &str) -> Option<String> {
-    let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
     if hir.properties().minimum_len().is_none() {
         return Some("it matches no text at all (an empty class or alternation)".into());
     }
@@ -77,7 +80,16 @@ mod tests {
         for dead in ["a$b", "x^y", "[^\\s\\S]", "(a$b)+", "(?:a$b|c^d)"] {
             assert!(regex_never_matches(dead).is_some(), "{dead}");
         }
-        for live in ["^rm$", "a$|b", "(?m)a$\\nb", "^/$", "-----BEGIN [A-Z ]*PRIVATE KEY-----", "a$", "$", "(a$b)?"] {
+        for live in [
+            "^rm$",
+            "a$|b",
+            "(?m)a$\\nb",
+            "^/$",
+            "-----BEGIN [A-Z ]*PRIVATE KEY-----",
+            "a$",
+            "$",
+            "(a$b)?",
+        ] {
             assert!(regex_never_matches(live).is_none(), "{live}");
         }
     }

@@ -1077,7 +1077,10 @@ impl RuleCompiler<'_> {
         }
         for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
             let compiled = regex::Regex::new(pattern);
-            if let (Ok(_), Some(why)) = (&compiled, crate::check::never_match::regex_never_matches(pattern)) {
+            if let (Ok(_), Some(why)) = (
+                &compiled,
+                crate::check::never_match::regex_never_matches(pattern),
+            ) {
                 let offset = program
                     .source_info()
                     .offset_for(literal.id)
