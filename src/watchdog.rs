@@ -35,9 +35,10 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
 pub const ENV_VAR: &str = "HOOK_POLICY_DEADLINE_MS";
 
 /// What to print when the deadline passes, given the policy's `on_error`
-/// (unknown when the policy had not loaded yet): stdout text, stderr text.
-/// It is called for each of the three settings when the watchdog is armed.
-pub type OnTimeout = Box<dyn Fn(Option<OnError>) -> (String, String) + Send>;
+/// (unknown when the policy had not loaded yet) and the message naming the
+/// failure: stdout text, stderr text. It is called for each of the three
+/// settings when the watchdog is armed.
+pub type OnTimeout = Box<dyn Fn(Option<OnError>, &str) -> (String, String) + Send>;
 
 /// The failure replies, indexed by the `on_error` code below.
 struct Replies([(Vec<u8>, Vec<u8>); 3]);
@@ -55,8 +56,12 @@ pub struct Watchdog {
 impl Watchdog {
     /// Starts the clock.
     pub fn arm(deadline: Duration, on_timeout: OnTimeout) -> Watchdog {
+        let message = format!(
+            "the decision took longer than {} ms (limit exceeded; {ENV_VAR} sets it)",
+            deadline.as_millis()
+        );
         let render = |setting| {
-            let (out, err) = on_timeout(setting);
+            let (out, err) = on_timeout(setting, &message);
             (out.into_bytes(), err.into_bytes())
         };
         let replies = Replies([

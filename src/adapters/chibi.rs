@@ -17,7 +17,7 @@ use crate::decision_log;
 use crate::engine::{self, failure_mode, Outcome, Prepared};
 use crate::eval::{DecideContext, Decision};
 use crate::model::OnError;
-use crate::watchdog::{self, Watchdog};
+use crate::watchdog::Watchdog;
 use serde_json::{json, Map, Value as Json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -265,13 +265,8 @@ pub fn run_plugin(
         let deadline = Watchdog::deadline_from_env();
         let watchdog = Watchdog::arm(
             deadline,
-            Box::new(move |on_error| {
-                let message = format!(
-                    "the decision took longer than {} ms (limit exceeded; {} sets it)",
-                    deadline.as_millis(),
-                    watchdog::ENV_VAR
-                );
-                let r = failure_reply(hook, failure_mode(hook, on_error), &message);
+            Box::new(move |on_error, message| {
+                let r = failure_reply(hook, failure_mode(hook, on_error), message);
                 (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
             }),
         );

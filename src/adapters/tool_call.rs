@@ -135,187 +135,42 @@ use Harness::*;
 /// `pre_tool` and `pre_api_tools` only, except that a string argument named
 /// `command` or `url` is still checked as a shell command or a URL: an MCP
 /// server's "run" or "fetch" tool must not be a way around the guard.
+#[rustfmt::skip] // a table: one mapping per line reads best
 pub const TOOL_MAP: &[ToolMapping] = &[
-    map(
-        ClaudeCode,
-        "Bash",
-        "shell",
-        Shell {
-            command: &["command"],
-        },
-    ),
-    map(
-        ClaudeCode,
-        "Read",
-        "fs_read",
-        Read {
-            path: &["file_path"],
-        },
-    ),
+    map(ClaudeCode, "Bash", "shell", Shell { command: &["command"] }),
+    map(ClaudeCode, "Read", "fs_read", Read { path: &["file_path"] }),
     map(ClaudeCode, "Glob", "fs_read", Read { path: &["path"] }),
     map(ClaudeCode, "Grep", "fs_read", Read { path: &["path"] }),
     map(ClaudeCode, "LS", "fs_read", Read { path: &["path"] }),
-    map(
-        ClaudeCode,
-        "Write",
-        "fs_write",
-        Write {
-            path: &["file_path"],
-            content: &["content"],
-        },
-    ),
-    map(
-        ClaudeCode,
-        "Edit",
-        "fs_write",
-        Write {
-            path: &["file_path"],
-            content: &["new_string"],
-        },
-    ),
-    map(
-        ClaudeCode,
-        "MultiEdit",
-        "fs_write",
-        MultiEdit {
-            path: &["file_path"],
-        },
-    ),
-    map(
-        ClaudeCode,
-        "NotebookEdit",
-        "fs_write",
-        Write {
-            path: &["notebook_path"],
-            content: &["new_source"],
-        },
-    ),
+    map(ClaudeCode, "Write", "fs_write", Write { path: &["file_path"], content: &["content"] }),
+    map(ClaudeCode, "Edit", "fs_write", Write { path: &["file_path"], content: &["new_string"] }),
+    map(ClaudeCode, "MultiEdit", "fs_write", MultiEdit { path: &["file_path"] }),
+    map(ClaudeCode, "NotebookEdit", "fs_write", Write { path: &["notebook_path"], content: &["new_source"] }),
     map(ClaudeCode, "WebFetch", "network", Fetch { url: &["url"] }),
     map(ClaudeCode, "WebSearch", "network", Other),
     map(ClaudeCode, "Task", "flow", Other),
     map(ClaudeCode, "TodoWrite", "memory", Other),
     map(ClaudeCode, "mcp__*", "plugin", Other),
-    map(
-        Gemini,
-        "run_shell_command",
-        "shell",
-        Shell {
-            command: &["command"],
-        },
-    ),
-    map(
-        Gemini,
-        "read_file",
-        "fs_read",
-        Read {
-            path: &["file_path", "absolute_path", "path"],
-        },
-    ),
-    map(
-        Gemini,
-        "list_directory",
-        "fs_read",
-        Read {
-            path: &["dir_path", "path"],
-        },
-    ),
-    map(
-        Gemini,
-        "glob",
-        "fs_read",
-        Read {
-            path: &["dir_path", "path"],
-        },
-    ),
-    map(
-        Gemini,
-        "search_file_content",
-        "fs_read",
-        Read {
-            path: &["dir_path", "path"],
-        },
-    ),
-    map(
-        Gemini,
-        "write_file",
-        "fs_write",
-        Write {
-            path: &["file_path", "absolute_path"],
-            content: &["content"],
-        },
-    ),
-    map(
-        Gemini,
-        "replace",
-        "fs_write",
-        Write {
-            path: &["file_path", "absolute_path"],
-            content: &["new_string"],
-        },
-    ),
-    map(
-        Gemini,
-        "web_fetch",
-        "network",
-        FetchInText { text: &["prompt"] },
-    ),
+    map(Gemini, "run_shell_command", "shell", Shell { command: &["command"] }),
+    map(Gemini, "read_file", "fs_read", Read { path: &["file_path", "absolute_path", "path"] }),
+    map(Gemini, "list_directory", "fs_read", Read { path: &["dir_path", "path"] }),
+    map(Gemini, "glob", "fs_read", Read { path: &["dir_path", "path"] }),
+    map(Gemini, "search_file_content", "fs_read", Read { path: &["dir_path", "path"] }),
+    map(Gemini, "write_file", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["content"] }),
+    map(Gemini, "replace", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["new_string"] }),
+    map(Gemini, "web_fetch", "network", FetchInText { text: &["prompt"] }),
     map(Gemini, "google_web_search", "network", Other),
     map(Gemini, "save_memory", "memory", Other),
     map(Gemini, "mcp__*", "plugin", Other),
-    map(
-        Codex,
-        "Bash",
-        "shell",
-        Shell {
-            command: &["command"],
-        },
-    ),
-    map(
-        Codex,
-        "apply_patch",
-        "fs_write",
-        Patch {
-            text: &["command", "patch", "input"],
-        },
-    ),
+    map(Codex, "Bash", "shell", Shell { command: &["command"] }),
+    map(Codex, "apply_patch", "fs_write", Patch { text: &["command", "patch", "input"] }),
     map(Codex, "mcp__*", "plugin", Other),
-    map(
-        PicoClaw,
-        "exec",
-        "shell",
-        Shell {
-            command: &["command"],
-        },
-    ),
+    map(PicoClaw, "exec", "shell", Shell { command: &["command"] }),
     map(PicoClaw, "read_file", "fs_read", Read { path: &["path"] }),
     map(PicoClaw, "list_dir", "fs_read", Read { path: &["path"] }),
-    map(
-        PicoClaw,
-        "write_file",
-        "fs_write",
-        Write {
-            path: &["path"],
-            content: &["content"],
-        },
-    ),
-    map(
-        PicoClaw,
-        "edit_file",
-        "fs_write",
-        Write {
-            path: &["path"],
-            content: &["new_text", "new_string", "content"],
-        },
-    ),
-    map(
-        PicoClaw,
-        "append_file",
-        "fs_write",
-        Write {
-            path: &["path"],
-            content: &["content"],
-        },
-    ),
+    map(PicoClaw, "write_file", "fs_write", Write { path: &["path"], content: &["content"] }),
+    map(PicoClaw, "edit_file", "fs_write", Write { path: &["path"], content: &["new_text", "new_string", "content"] }),
+    map(PicoClaw, "append_file", "fs_write", Write { path: &["path"], content: &["content"] }),
     map(PicoClaw, "web_fetch", "network", Fetch { url: &["url"] }),
     map(PicoClaw, "web_search", "network", Other),
     map(PicoClaw, "spawn", "flow", Other),
