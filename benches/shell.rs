@@ -46,6 +46,11 @@ fn lines() -> Vec<(&'static str, String)> {
             "cat access.log | grep -E 'GET|POST' | awk '{print $7}' | sort | uniq -c | sort -rn | head -20"
                 .to_string(),
         ),
+        ("pipeline_3", "ps aux | grep -v grep | wc -l".to_string()),
+        (
+            "pipeline_script",
+            "git log --oneline | head -20 | tee log.txt\ncargo build 2>&1 | grep -E '^(warning|error)' | sort | uniq -c".to_string(),
+        ),
         (
             "wrappers",
             "sudo -u root env FOO=1 nice -n 5 timeout 30 /usr/bin/rm -Rf /srv/old".to_string(),

@@ -107,7 +107,10 @@ fn check_programs(label: &str, analysis: &ShellAnalysis) -> Vec<String> {
         return vec![];
     }
     let found: Vec<&str> = analysis.programs().collect();
-    let expected: Vec<&str> = label.split(' ').collect();
+    let expected: Vec<&str> = match label {
+        "-" => vec![],
+        _ => label.split(' ').collect(),
+    };
     if found == expected {
         vec![]
     } else {
@@ -165,6 +168,46 @@ fn every_corpus_line_gets_its_labelled_verdict_opacity_and_programs() {
         report.record(case, problems);
     }
     report.finish();
+}
+
+/// The pipeline shortcut (src/shell/view.rs) is only a speed-up: every
+/// corpus line, and each of them joined into a pipeline with the next ones,
+/// analyses exactly as when the parser reads it as written.
+#[test]
+fn the_pipeline_shortcut_agrees_with_the_exact_parse_on_the_corpus() {
+    let lines: Vec<String> = read("shell.tsv", 4)
+        .iter()
+        .map(|c| c.field(COMMAND).to_string())
+        .collect();
+    let mut checked = 0;
+    let mut shortcuts = 0;
+    let mut flattened_changes = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let piped = format!(
+            "{line} | {} | {}",
+            lines[(i + 1) % lines.len()],
+            lines[(i + 2) % lines.len()]
+        );
+        for candidate in [line.clone(), piped] {
+            checked += 1;
+            shortcuts += usize::from(shell::takes_pipeline_shortcut(&candidate));
+            if shell::analyze(&candidate) != shell::analyze_exact(&candidate) {
+                flattened_changes.push(candidate);
+            }
+        }
+    }
+    assert!(
+        flattened_changes.is_empty(),
+        "{} of {checked} lines analyse differently with the shortcut:\n{}",
+        flattened_changes.len(),
+        flattened_changes.join("\n")
+    );
+    // Most joined lines are plain enough for the shortcut; if none were,
+    // this test would compare the exact parse with itself.
+    assert!(
+        shortcuts * 2 > lines.len(),
+        "only {shortcuts} of {checked} lines took the shortcut"
+    );
 }
 
 #[test]

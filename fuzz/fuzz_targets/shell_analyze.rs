@@ -1,13 +1,26 @@
-//! Arbitrary command lines: shell analysis must never panic, hang or blow the stack.
+//! Arbitrary command lines: shell analysis must never panic, hang or blow the
+//! stack, and the pipeline shortcut (src/shell/view.rs) must never change what
+//! it finds: a line analyses alike on both routes, or both find it broken.
 #![no_main]
+use hook_policy::shell::{self, OpaqueKind};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {
         return;
     };
-    let analysis = hook_policy::shell::analyze(line);
+    let analysis = shell::analyze(line);
     for c in &analysis.commands {
         let _ = c.has_flag("-r|-R|--recursive");
+    }
+    let exact = shell::analyze_exact(line);
+    let broken = exact.has_opaque(OpaqueKind::ParseError);
+    assert_eq!(
+        analysis.has_opaque(OpaqueKind::ParseError),
+        broken,
+        "{line:?}"
+    );
+    if !broken {
+        assert_eq!(analysis, exact, "{line:?}");
     }
 });

@@ -8,7 +8,7 @@
 //! in source order with nested commands right after their launcher.
 
 use super::launchers::{self, Nested};
-use super::syntax::{self, Budget, ParseFailure};
+use super::syntax::{self, Budget, ParseFailure, Route};
 use super::walk::{self, Input};
 use super::words::Word;
 use super::wrappers::{self, basename};
@@ -16,6 +16,10 @@ use super::{
     flags, Opaque, OpaqueKind, ShellAnalysis, SimpleCommand, MAX_COMMANDS, MAX_DEPTH,
     MAX_INPUT_BYTES,
 };
+
+/// Most times one script is parsed again with misread newlines shown as
+/// `;` (see `walk::Walked::misread_newlines`); each round fixes at least one.
+const MAX_NEWLINE_REPAIRS: usize = 8;
 
 /// Where a piece of work sits: how it was reached and its sort key.
 #[derive(Debug, Clone, Default)]
@@ -42,15 +46,17 @@ pub struct Analyzer {
     opaque: Vec<Opaque>,
     jobs: Vec<Job>,
     budget: Budget,
+    route: Route,
 }
 
 impl Analyzer {
-    pub fn run(line: &str) -> ShellAnalysis {
+    pub fn run(line: &str, route: Route) -> ShellAnalysis {
         let mut analyzer = Analyzer {
             commands: Vec::new(),
             opaque: Vec::new(),
             jobs: Vec::new(),
             budget: Budget::default(),
+            route,
         };
         if line.len() > MAX_INPUT_BYTES {
             analyzer.note(
@@ -112,13 +118,13 @@ impl Analyzer {
     }
 
     fn script(&mut self, source: &str, context: Context) {
-        let tree = match syntax::parse(source, &mut self.budget) {
-            Ok(tree) => tree,
-            Err(ParseFailure::OverBudget) => {
-                let detail = "parser work limit reached; the rest was not analysed".to_string();
-                self.note_in(OpaqueKind::TooComplex, detail, &context.via);
-                return;
-            }
+        let over_budget = |analyzer: &mut Analyzer, context: &Context| {
+            let detail = "parser work limit reached; the rest was not analysed".to_string();
+            analyzer.note_in(OpaqueKind::TooComplex, detail, &context.via);
+        };
+        let mut parsed = match syntax::parse(source, &mut self.budget, self.route) {
+            Ok(parsed) => parsed,
+            Err(ParseFailure::OverBudget) => return over_budget(self, &context),
             Err(ParseFailure::NoLanguage(e)) => {
                 self.note(
                     OpaqueKind::ParseError,
@@ -127,11 +133,30 @@ impl Analyzer {
                 return;
             }
         };
-        if let Some(error) = syntax::first_error(&tree, source) {
-            self.note_in(OpaqueKind::ParseError, error, &context.via);
-        }
         // One more than the room left, so hitting the limit is noticed.
-        let found = walk::commands(&tree, source, self.room_left() + 1);
+        let mut walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+        for _ in 0..MAX_NEWLINE_REPAIRS {
+            if walked.misread_newlines.is_empty() {
+                break;
+            }
+            let misread = std::mem::take(&mut walked.misread_newlines);
+            parsed = match syntax::reparse_with_terminators(parsed, &misread, &mut self.budget) {
+                Ok(parsed) => parsed,
+                Err(_) => return over_budget(self, &context),
+            };
+            walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+        }
+        if let Some(error) = syntax::first_error(&parsed.tree, source) {
+            self.note_in(OpaqueKind::ParseError, error, &context.via);
+        } else if let Some(&at) = walked.misread_newlines.first() {
+            let line = source[..at].matches('\n').count() + 1;
+            self.note_in(
+                OpaqueKind::ParseError,
+                format!("the bash grammar reads the newline ending line {line} as a blank"),
+                &context.via,
+            );
+        }
+        let found = walked.commands;
         for (index, command) in found.into_iter().enumerate() {
             let mut via = context.via.clone();
             via.extend(command.via.iter().map(|l| l.to_string()));

@@ -28,6 +28,7 @@ mod flags;
 mod launchers;
 mod split;
 mod syntax;
+mod view;
 mod walk;
 mod words;
 mod wrappers;
@@ -133,5 +134,20 @@ impl ShellAnalysis {
 /// Analyse one shell command line (bash syntax). Never panics; problems are
 /// reported in [`ShellAnalysis::opaque`].
 pub fn analyze(line: &str) -> ShellAnalysis {
-    analyzer::Analyzer::run(line)
+    analyzer::Analyzer::run(line, syntax::Route::Fast)
+}
+
+/// [`analyze`] without the pipeline shortcut (see `src/shell/view.rs`):
+/// every script is parsed as written. Both must always agree; this exists
+/// so tests and fuzz targets can check that they do.
+#[doc(hidden)]
+pub fn analyze_exact(line: &str) -> ShellAnalysis {
+    analyzer::Analyzer::run(line, syntax::Route::Exact)
+}
+
+/// True when the top-level parse of `line` takes the pipeline shortcut;
+/// tests use it to show that their comparisons are not vacuous.
+#[doc(hidden)]
+pub fn takes_pipeline_shortcut(line: &str) -> bool {
+    syntax::takes_shortcut(line)
 }

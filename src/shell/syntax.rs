@@ -6,15 +6,13 @@
 //! operations, so counting its calls gives a deterministic work budget:
 //! pathological input ends as "too complex" instead of running for long.
 //!
-//! The parser is shown the line with every non-ASCII byte replaced by `a`
-//! (same length, so byte ranges still index the real text). The grammar's
-//! C scanner passes characters to `isdigit`, whose table only covers bytes:
-//! `echo {` followed by a character beyond U+FFFF read outside it and
-//! crashed the process. Bash itself only gives meaning to ASCII characters
-//! (blanks are space and tab; `é` or U+2003 are word characters), so a
-//! letter in their place parses exactly as bash reads the line; the words
-//! themselves are always taken from the real text.
+//! The parser is shown [`super::view::parser_view`] of the line, not the
+//! line itself (same length, so byte ranges still index the real text), and
+//! long pipelines are first tried in their faster flattened spelling
+//! ([`super::view::flatten_pipes`]).
 
+use super::view::{flatten_pipes, parser_view};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use tree_sitter::{Node, ParseOptions, Parser, Tree};
@@ -60,8 +58,84 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
+/// How to parse a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Try the flattened pipeline first (the normal route).
+    Fast,
+    /// Parse the view as it is: the reference the fast route is tested against.
+    Exact,
+}
+
+/// A tree and the bytes it was parsed from (the view of the line, see
+/// `src/shell/view.rs`; same length and offsets as the line).
+pub struct Parsed<'a> {
+    pub tree: Tree,
+    bytes: Cow<'a, [u8]>,
+}
+
 /// Parse `src` as a bash script.
-pub fn parse(src: &str, budget: &mut Budget) -> Result<Tree, ParseFailure> {
+pub fn parse<'a>(
+    src: &'a str,
+    budget: &mut Budget,
+    route: Route,
+) -> Result<Parsed<'a>, ParseFailure> {
+    let view = parser_view(src);
+    if route == Route::Fast {
+        if let Some(flattened) = flatten_pipes(&view) {
+            // Spend from a copy: if the flattened tree is refused, the line
+            // is parsed as it is with the budget it had, as on the exact route.
+            let mut trial = Budget {
+                ticks_left: budget.ticks_left,
+            };
+            if let Ok(tree) = parse_bytes(&flattened.bytes, &mut trial) {
+                if flattened.is_faithful(&tree) {
+                    *budget = trial;
+                    return Ok(Parsed {
+                        tree,
+                        bytes: Cow::Owned(flattened.bytes),
+                    });
+                }
+            }
+        }
+    }
+    let tree = parse_bytes(&view, budget)?;
+    Ok(Parsed { tree, bytes: view })
+}
+
+/// Parse again with a `;` shown at each of `newlines`: newlines the tree
+/// took for blanks inside a command (see `walk::Walked::misread_newlines`),
+/// where to bash they end the command, as `;` does.
+pub fn reparse_with_terminators<'a>(
+    parsed: Parsed<'a>,
+    newlines: &[usize],
+    budget: &mut Budget,
+) -> Result<Parsed<'a>, ParseFailure> {
+    let mut bytes = parsed.bytes.into_owned();
+    for &at in newlines {
+        if let Some(b @ b'\n') = bytes.get_mut(at) {
+            *b = b';';
+        }
+    }
+    let tree = parse_bytes(&bytes, budget)?;
+    Ok(Parsed {
+        tree,
+        bytes: Cow::Owned(bytes),
+    })
+}
+
+/// True when [`parse`] on the fast route keeps the flattened tree of `src`.
+pub fn takes_shortcut(src: &str) -> bool {
+    let view = parser_view(src);
+    let Some(flattened) = flatten_pipes(&view) else {
+        return false;
+    };
+    parse_bytes(&flattened.bytes, &mut Budget::default())
+        .is_ok_and(|tree| flattened.is_faithful(&tree))
+}
+
+/// Parse bytes the parser may see as they are.
+pub fn parse_bytes(bytes: &[u8], budget: &mut Budget) -> Result<Tree, ParseFailure> {
     if budget.is_exhausted() {
         return Err(ParseFailure::OverBudget);
     }
@@ -79,7 +153,6 @@ pub fn parse(src: &str, budget: &mut Budget) -> Result<Tree, ParseFailure> {
         };
         // A cancelled parse would otherwise be resumed by the next call.
         parser.reset();
-        let bytes = ascii_view(src);
         let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
         let mut tick = |_: &tree_sitter::ParseState| {
             budget.ticks_left = budget.ticks_left.saturating_sub(1);
@@ -93,18 +166,6 @@ pub fn parse(src: &str, budget: &mut Budget) -> Result<Tree, ParseFailure> {
         let tree = parser.parse_with_options(&mut input, None, Some(options));
         tree.ok_or(ParseFailure::OverBudget)
     })
-}
-
-/// `src` with each byte above ASCII replaced by `a` (see the module docs).
-fn ascii_view(src: &str) -> std::borrow::Cow<'_, [u8]> {
-    if src.is_ascii() {
-        return std::borrow::Cow::Borrowed(src.as_bytes());
-    }
-    let mapped = src
-        .bytes()
-        .map(|b| if b.is_ascii() { b } else { b'a' })
-        .collect();
-    std::borrow::Cow::Owned(mapped)
 }
 
 /// Describe the first syntax error in the tree, if any.

@@ -34,9 +34,30 @@ pub struct FoundCommand {
     pub input: Option<Input>,
 }
 
+/// What one walk over a tree found.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Commands in source order.
+    pub commands: Vec<FoundCommand>,
+    /// Offsets of newlines the tree takes for blanks inside a command or a
+    /// redirection.
+    ///
+    /// The grammar counts every white-space character, newline included,
+    /// among the "extras" that may stand between two tokens; a newline is
+    /// a terminator only where the parser expects one. From the second `|`
+    /// of a pipeline on, the parser keeps two stack versions, and the one
+    /// that wins can be the one that expected no terminator: `ls | cat |
+    /// cat`, a newline, `rm -rf / 2>&1` came back as one `cat` with the
+    /// arguments `rm -rf /`. To bash an unquoted newline always ends a
+    /// simple command unless a backslash continues the line, so each of
+    /// these is a misread: the analyser parses again with `;` there.
+    pub misread_newlines: Vec<usize>,
+}
+
 /// Commands of one script in source order; stops after `limit` commands.
-pub fn commands(tree: &Tree, src: &str, limit: usize) -> Vec<FoundCommand> {
+pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     let mut found = Vec::new();
+    let mut misread = Vec::new();
     // Redirections written around a command (`cmd <<EOF`, `cmd < f`) hang off
     // the enclosing redirected_statement; remember them by the command's id.
     let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
@@ -49,15 +70,22 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Vec<FoundCommand> {
         }
         match node.kind() {
             "redirected_statement" => remember_redirects(node, &mut outer_redirects),
+            "file_redirect" | "herestring_redirect" => {
+                let mut children = node.walk();
+                let mut previous_end = None;
+                for child in node.children(&mut children) {
+                    note_gap(src, &mut previous_end, child, &mut misread);
+                }
+            }
             "command" | "declaration_command" | "unset_command" => {
                 if found.len() >= limit {
                     break;
                 }
                 let redirects = outer_redirects.remove(&node.id()).unwrap_or_default();
                 let mut command = if node.kind() == "command" {
-                    simple_command(node, src)
+                    simple_command(node, src, &mut misread)
                 } else {
-                    builtin_command(node, src)
+                    builtin_command(node, src, &mut misread)
                 };
                 command.via = labels.iter().map(|(_, l)| *l).collect();
                 command.input = command.input.or_else(|| stdin_of(&redirects, src));
@@ -80,11 +108,31 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Vec<FoundCommand> {
                 break;
             }
             if !cursor.goto_parent() {
-                return found;
+                return Walked {
+                    commands: found,
+                    misread_newlines: misread,
+                };
             }
         }
     }
-    found
+    Walked {
+        commands: found,
+        misread_newlines: misread,
+    }
+}
+
+/// Record the newlines between the previous child and `child` that no
+/// backslash continues (see [`Walked::misread_newlines`]).
+fn note_gap(src: &str, previous_end: &mut Option<usize>, child: Node<'_>, into: &mut Vec<usize>) {
+    let start = child.start_byte();
+    if let Some(end) = previous_end.replace(child.end_byte()) {
+        let bytes = src.as_bytes();
+        let gap = end.min(start)..start.min(bytes.len());
+        into.extend(gap.filter(|&at| {
+            let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
+            bytes[at] == b'\n' && !before.ends_with(b"\\")
+        }));
+    }
 }
 
 /// Label recorded in `via` for commands nested inside this node.
@@ -114,7 +162,7 @@ fn remember_redirects<'t>(statement: Node<'t>, into: &mut HashMap<usize, Vec<Nod
     }
 }
 
-fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
+fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
     let mut command = FoundCommand {
         words: Vec::new(),
         assignments: Vec::new(),
@@ -126,8 +174,10 @@ fn simple_command(node: Node<'_>, src: &str) -> FoundCommand {
     // nothing but line continuations between (`r\<newline>m`) is the same
     // word to bash, though the grammar splits it.
     let mut last_word: Option<(usize, usize)> = None;
+    let mut previous_end = None;
     let mut cursor = node.walk();
     for (index, child) in node.children(&mut cursor).enumerate() {
+        note_gap(src, &mut previous_end, child, misread);
         let field = u32::try_from(index)
             .ok()
             .and_then(|i| node.field_name_for_child(i));
@@ -184,10 +234,12 @@ fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
 
 /// `declare`/`export`/`local`/`readonly`/`typeset` and `unset` have their own
 /// node kinds; they are reported as commands named by their keyword.
-fn builtin_command(node: Node<'_>, src: &str) -> FoundCommand {
+fn builtin_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
     let mut words_found = Vec::new();
+    let mut previous_end = None;
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
+        note_gap(src, &mut previous_end, child, misread);
         if child.kind().ends_with("_redirect") || child.kind() == "comment" {
             continue;
         }
