@@ -744,6 +744,50 @@ pub const HOOKS: &[HookPoint] = &[
     },
 ];
 
+/// The tools chibi offers out of the box, with the type `pre_api_tools`
+/// gives each (as a running chibi lists them: the capture in
+/// `../shared/fixtures/chibi/pre_api_tools.json`, checked by a test).
+/// Plugins and MCP servers add tools of their own, so a name missing here
+/// is not an error; `policy check` uses the list to catch misspelt names
+/// and types in `tools:` includes and excludes.
+#[rustfmt::skip] // a table: one tool per line reads best
+pub const CHIBI_TOOLS: &[(&str, &str)] = &[
+    ("update_reflection", "memory"),
+    ("update_goals", "memory"),
+    ("read_context", "memory"),
+    ("flock_join", "memory"),
+    ("flock_leave", "memory"),
+    ("flock_list", "memory"),
+    ("file_head", "fs_read"),
+    ("file_tail", "fs_read"),
+    ("file_lines", "fs_read"),
+    ("file_grep", "fs_read"),
+    ("dir_list", "fs_read"),
+    ("glob_files", "fs_read"),
+    ("grep_files", "fs_read"),
+    ("write_file", "fs_write"),
+    ("file_edit", "fs_write"),
+    ("shell_exec", "shell"),
+    ("fetch_url", "network"),
+    ("index_update", "index"),
+    ("index_query", "index"),
+    ("index_status", "index"),
+    ("send_message", "flow"),
+    ("call_user", "flow"),
+    ("model_info", "flow"),
+    ("spawn_agent", "flow"),
+    ("summarize_content", "flow"),
+    ("vfs_list", "vfs"),
+    ("vfs_info", "vfs"),
+    ("vfs_copy", "vfs"),
+    ("vfs_move", "vfs"),
+    ("vfs_mkdir", "vfs"),
+    ("vfs_delete", "vfs"),
+];
+
+/// Tool types besides those of [`CHIBI_TOOLS`]: what plugin tools get.
+pub const OTHER_TOOL_TYPES: &[&str] = &["plugin"];
+
 /// Variables every condition sees besides the payload's top-level fields.
 pub const BUILTIN_VARIABLES: &[Field] = &[
     field("payload", Ty::AnyMap, "The whole payload object."),
@@ -898,6 +942,10 @@ pub fn markdown() -> String {
     );
     for f in BUILTIN_VARIABLES {
         let _ = writeln!(out, "| `{}` | {} | {} |", f.name, f.ty, f.doc);
+    }
+    out.push_str("\n## chibi's built-in tools\n\nWhat `pre_api_tools` lists before plugins and MCP servers add theirs; `type:NAME` in `tools:` matches the type.\n\n| tool | type |\n|---|---|\n");
+    for (name, ty) in CHIBI_TOOLS {
+        let _ = writeln!(out, "| `{name}` | `{ty}` |");
     }
     out.push_str("\n## Payloads\n\nEach top-level field is also a variable of its own name.\n");
     for h in HOOKS {

@@ -287,6 +287,12 @@ pub struct PathMatcher {
 }
 
 impl PathMatcher {
+    /// `Some(true)` when the path must be inside the project, `Some(false)`
+    /// when it must be outside.
+    pub fn inside_project(&self) -> Option<bool> {
+        self.inside_project
+    }
+
     /// The globs one of which the path must match, for indexing.
     pub fn required_globs(&self) -> Option<&[String]> {
         (!self.globs.is_empty()).then_some(self.globs.as_slice())

@@ -322,3 +322,28 @@ fn called_as_a_tool_it_lists_the_active_rules() {
         "{text}"
     );
 }
+
+/// The catalogue's list of chibi's built-in tools (used to catch misspelt
+/// names in `tools:`) is the list a running chibi sent: every captured tool
+/// that is not a plugin's, with its type.
+#[test]
+fn the_catalogue_knows_the_tools_chibi_offers() {
+    let (_, payload) = common::fixture("pre_api_tools");
+    let captured: Vec<(String, String)> = payload["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["type"] != "plugin")
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let listed: Vec<(String, String)> = hook_policy::catalogue::CHIBI_TOOLS
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(listed, captured);
+}

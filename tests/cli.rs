@@ -719,6 +719,161 @@ fn deep_lint_warns_about_rules_that_cannot_work_as_written() {
 }
 
 #[test]
+fn rules_that_can_match_together_and_disagree_are_reported() {
+    let dir = TempDir::new("lint-conflict");
+    let yaml = "\
+version: 1
+rules:
+  - id: ci-budget
+    hook: post_tool_batch
+    when: context_name == 'ci'
+    fuel: 5
+  - id: long-batches
+    hook: post_tool_batch
+    when: size(tool_calls) > 3
+    fuel: 8
+    fallback: call_user
+  - id: nearly-empty
+    hook: post_tool_batch
+    when: has(payload.fuel_remaining) && fuel_remaining < 3
+    fallback: call_agent
+  - id: plenty-left
+    hook: post_tool_batch
+    when: has(payload.fuel_remaining) && fuel_remaining >= 3
+    fallback: call_user
+  - id: default-budget
+    hook: post_tool_batch
+    fuel: 30
+  - id: dev-budget
+    hook: post_tool_batch
+    when: context_name == 'dev'
+    fuel: 12
+  - id: cold-in-ci
+    hook: pre_api_request
+    when: context_name == 'ci'
+    request: { temperature: 0, max_tokens: 500 }
+  - id: warm-in-dev
+    hook: pre_api_request
+    when: context_name in ['dev', 'local']
+    request: { temperature: 1 }
+  - id: short-when-low
+    hook: pre_api_request
+    when: has(payload.fuel_remaining) && fuel_remaining < 2
+    request: { max_tokens: 100 }
+  - id: memory-only-in-ci
+    hook: pre_api_tools
+    when: context_name == 'ci'
+    tools: { include: [update_goals, update_reflection] }
+  - id: shell-only-when-low
+    hook: pre_api_tools
+    when: has(payload.fuel_remaining) && fuel_remaining < 2
+    tools: { include: [shell_exec] }
+";
+    let p = dir.write("p.yaml", yaml);
+    let path = p.display().to_string();
+    let out = policy(&["check", "--format", "json", &path], b"");
+    assert_eq!(out.status.code(), Some(0), "warnings alone pass");
+    let report = stdout_json(&out);
+    let found: Vec<(String, u64, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |code: &str| -> Vec<u64> {
+        found
+            .iter()
+            .filter(|(c, ..)| c == code)
+            .map(|(_, l, _)| *l)
+            .collect()
+    };
+    // long-batches vs ci-budget (fuel 5/8), nearly-empty vs long-batches
+    // (fallback), short-when-low vs cold-in-ci (max_tokens). Not reported:
+    // opposite fuel_remaining tests, disjoint context names, the
+    // unconditional default, temperatures set only by exclusive rules, and
+    // dev-budget, whose fuel the default already shadows.
+    assert_eq!(at("lint::conflict"), vec![7, 12, 35], "{found:?}");
+    assert_eq!(at("lint::shadowed"), vec![23], "{found:?}");
+    assert_eq!(at("lint::empty-include"), vec![43], "{found:?}");
+    let fuel = &found
+        .iter()
+        .find(|(c, l, _)| c == "lint::conflict" && *l == 7)
+        .unwrap()
+        .2;
+    assert!(
+        fuel.contains("`ci-budget` and `long-batches`") && fuel.contains("`fuel` to 5 and 8"),
+        "{fuel}"
+    );
+    let tokens = &found
+        .iter()
+        .find(|(c, l, _)| c == "lint::conflict" && *l == 35)
+        .unwrap()
+        .2;
+    assert!(
+        tokens.contains("`request.max_tokens` to 500 and 100"),
+        "{tokens}"
+    );
+    // The human rendering names the winner and says how to resolve it.
+    let human = policy(&["check", &path], b"");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&human.stdout),
+        String::from_utf8_lossy(&human.stderr)
+    );
+    assert!(
+        text.contains("lint::conflict") && text.contains("lower priority number"),
+        "{text}"
+    );
+    assert_eq!(
+        policy(&["check", "--deny-warnings", &path], b"")
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn misspelt_tool_names_and_types_are_pointed_at() {
+    let dir = TempDir::new("lint-tools");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: hide-edits\n    hook: pre_api_tools\n    tools: { exclude: [fiel_edit, \"type:fs-write\", jira_create_issue, \"vfs_*\"] }\n  - id: few\n    hook: pre_api_tools\n    tools: { include: [shell_exec, \"type:filesystem\"] }\n",
+    );
+    let out = policy(&["check", "--format", "json", p.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "warnings alone pass");
+    let report = stdout_json(&out);
+    let found: Vec<(u64, u64, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "lint::unknown-tool")
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The plugin tool `jira_create_issue` and the glob are not reported.
+    assert_eq!(
+        found,
+        vec![
+            (5, 24, "did you mean `file_edit`?".to_string()),
+            (5, 35, "did you mean `type:fs_write`?".to_string()),
+            (8, 36, "tool types are flow, fs_read, fs_write, index, memory, network, plugin, shell, vfs".to_string()),
+        ],
+        "{report}"
+    );
+}
+
+#[test]
 fn patterns_that_can_never_match_are_pointed_at() {
     let dir = TempDir::new("lint-dead");
     let p = dir.write(

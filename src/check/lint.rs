@@ -5,15 +5,23 @@
 //! - `lint::shadowed`: a single-valued effect (deny reason, block message,
 //!   fuel, fallback, a request or argument key) that an earlier rule with no
 //!   condition always sets first, so this one never takes effect.
-//! - `lint::empty-include`: unconditional tool includes whose intersection
-//!   is empty, so the model would be offered nothing.
+//! - `lint::conflict`: two rules that can match the same payload set one
+//!   single-valued effect (`fuel`, `fallback`, a `request` or `arguments`
+//!   key) to different values; the first by priority silently wins. Rules
+//!   whose conditions exclude each other ([`super::exclusive`]) do not
+//!   conflict, and neither does a later rule with no condition: that is the
+//!   usual way to write a default.
+//! - `lint::empty-include`: tool includes whose intersection is empty, so
+//!   the model would be offered nothing: unconditional ones always, two
+//!   conditional ones whenever both match.
 //! - `lint::expensive`: comprehensions nested inside comprehensions, which
 //!   cost the product of the list sizes on every call.
 //!
 //! All are warnings: the policy still works, just not as written.
 //! `policy check --deny-warnings` makes them failures.
 
-use crate::compile::{index, CompiledPolicy, CompiledRule, ToolPattern};
+use super::exclusive::Facts;
+use crate::compile::{index, CompiledPolicy, CompiledRule, IntValue, ToolPattern, ValueTemplate};
 use crate::diagnostic::Diagnostic;
 use cel::common::ast::Expr;
 
@@ -60,6 +68,7 @@ pub fn lint(policy: &CompiledPolicy) -> Vec<Diagnostic> {
         shadowing(hook, &rules, &mut out);
         empty_includes(hook, &rules, &mut out);
     }
+    conflicts(&policy.rules, &mut out);
     out
 }
 
@@ -131,21 +140,25 @@ fn shadowing(hook: &str, rules: &[&CompiledRule], out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The tool names an include keeps, when it lists plain names only (globs
+/// and types cannot be intersected without the harness's tool list).
+fn included_names(rule: &CompiledRule) -> Option<Vec<String>> {
+    let include = rule.effects.tools.as_ref()?.include.as_ref()?;
+    include
+        .iter()
+        .map(|p| match p {
+            ToolPattern::Name(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn empty_includes(hook: &str, rules: &[&CompiledRule], out: &mut Vec<Diagnostic>) {
-    // Only plain names can be intersected without a tool list.
     let mut acc: Option<(Vec<String>, &CompiledRule)> = None;
     for rule in rules.iter().filter(|r| unconditional(r)) {
-        let Some(include) = rule.effects.tools.as_ref().and_then(|t| t.include.as_ref()) else {
+        let Some(names) = included_names(rule) else {
             continue;
         };
-        let names: Option<Vec<String>> = include
-            .iter()
-            .map(|p| match p {
-                ToolPattern::Name(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect();
-        let Some(names) = names else { continue };
         acc = Some(match acc {
             None => (names, rule),
             Some((prev, first)) => {
@@ -164,6 +177,113 @@ fn empty_includes(hook: &str, rules: &[&CompiledRule], out: &mut Vec<Diagnostic>
             }
         });
     }
+}
+
+/// Pairs of rules that can match together and disagree on a single-valued
+/// effect, or whose includes leave no tool when both match. Reported once
+/// per pair, at the rule that loses, naming the hooks they share.
+fn conflicts(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
+    let facts: Vec<Facts> = rules.iter().map(Facts::of).collect();
+    for (j, later) in rules.iter().enumerate() {
+        // A later rule without a condition is a default: that it loses
+        // wherever a conditional rule matches is the point of writing it.
+        if unconditional(later) {
+            continue;
+        }
+        for (i, earlier) in rules[..j].iter().enumerate() {
+            let hooks: Vec<&str> = later
+                .hooks
+                .iter()
+                .copied()
+                .filter(|h| earlier.hooks.contains(h))
+                .collect();
+            // An unconditional earlier rule is `lint::shadowed`'s case.
+            if hooks.is_empty() || unconditional(earlier) || facts[i].excludes(&facts[j]) {
+                continue;
+            }
+            let on = hooks.join(", ");
+            for (effect, winner, loser) in differing_values(earlier, later) {
+                // Already reported as `lint::shadowed`: an unconditional rule
+                // sets it before either.
+                let shadowed = rules[..j].iter().any(|r| {
+                    unconditional(r)
+                        && r.hooks.iter().any(|h| hooks.contains(h))
+                        && single_valued(r).contains(&effect)
+                });
+                if shadowed {
+                    continue;
+                }
+                out.push(
+                    Diagnostic::warning(
+                        "lint::conflict",
+                        format!(
+                            "on {on}, rules `{}` and `{}` can match together and set {effect} to {winner} and {loser}: `{}` ({}) comes first by priority, so `{}` only takes effect where `{}` does not match",
+                            earlier.id, later.id, earlier.id, earlier.origin, later.id, earlier.id
+                        ),
+                    )
+                    .at(&later.file, later.span)
+                    .help(format!(
+                        "make the conditions exclusive (e.g. opposite tests on one field), set the same value, or give `{}` a lower priority number to make it win",
+                        later.id
+                    )),
+                );
+            }
+            if let (Some(a), Some(b)) = (included_names(earlier), included_names(later)) {
+                if !a.iter().any(|n| b.contains(n)) {
+                    out.push(
+                        Diagnostic::warning(
+                            "lint::empty-include",
+                            format!(
+                                "on {on}, rules `{}` and `{}` can match together and their includes have no tool in common: when both match, the model is offered none",
+                                earlier.id, later.id
+                            ),
+                        )
+                        .at(&later.file, later.span)
+                        .help("includes intersect; make the conditions exclusive, or list the tools both allow"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Single-valued effects both rules set to different literal values:
+/// (effect, the earlier rule's value, the later rule's value). Values
+/// computed by expressions are not compared.
+fn differing_values(earlier: &CompiledRule, later: &CompiledRule) -> Vec<(String, String, String)> {
+    let (a, b) = (&earlier.effects, &later.effects);
+    let mut out = Vec::new();
+    if let (Some(IntValue::Literal(x)), Some(IntValue::Literal(y))) = (&a.fuel, &b.fuel) {
+        if x != y {
+            out.push(("`fuel`".to_string(), x.to_string(), y.to_string()));
+        }
+    }
+    if let (Some(x), Some(y)) = (a.fallback, b.fallback) {
+        if x != y {
+            out.push((
+                "`fallback`".to_string(),
+                x.as_str().to_string(),
+                y.as_str().to_string(),
+            ));
+        }
+    }
+    for (name, x, y) in [
+        ("request", &a.request, &b.request),
+        ("arguments", &a.arguments, &b.arguments),
+    ] {
+        let (Some(x), Some(y)) = (x, y) else { continue };
+        for (key, xv) in x {
+            let Some((_, yv)) = y.iter().find(|(k, _)| k == key) else {
+                continue;
+            };
+            if let (ValueTemplate::Literal(xv), ValueTemplate::Literal(yv)) = (xv, yv) {
+                if xv != yv {
+                    out.push((format!("`{name}.{key}`"), xv.to_string(), yv.to_string()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A comprehension inside another whose range does not depend on the outer

@@ -120,6 +120,23 @@ pub fn contradiction(expr: &IdedExpr) -> Option<(String, Vec<String>, Vec<String
     None
 }
 
+/// The parts of a condition's top-level `&&` chain, each of which must hold.
+pub fn conjuncts(expr: &IdedExpr) -> Vec<&IdedExpr> {
+    let mut out = Vec::new();
+    flatten_and(expr, &mut out);
+    out
+}
+
+/// `x == 'a'` or `x in ['a', 'b']` on any field, as the values it allows.
+pub fn literal_test_of(expr: &IdedExpr) -> Option<Discriminator> {
+    literal_test(expr, &|_| true)
+}
+
+/// The payload field an expression reads directly (`x` or `payload.x`).
+pub fn field_of(expr: &IdedExpr) -> Option<String> {
+    field_name(expr)
+}
+
 fn flatten_and<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a IdedExpr>) {
     match &expr.expr {
         Expr::Call(call) if call.func_name == operators::LOGICAL_AND && call.target.is_none() => {

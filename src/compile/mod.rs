@@ -1034,6 +1034,23 @@ impl RuleCompiler<'_> {
         let mut out = Vec::new();
         for (i, pattern) in list.iter().enumerate() {
             let span = items.get(i).map_or(self.loaded.node.span, |n| n.span);
+            let unknown = if !self.thorough {
+                None
+            } else if let Some(t) = pattern.strip_prefix("type:") {
+                crate::check::tool_names::unknown_type(t)
+            } else if pattern.contains(['*', '?', '[', '{']) {
+                None
+            } else {
+                crate::check::tool_names::unknown_name(pattern)
+            };
+            if let Some((message, help)) = unknown {
+                self.diags.push(
+                    Diagnostic::warning("lint::unknown-tool", message)
+                        .at(&self.loaded.file, span)
+                        .label(format!("in `tools.{key}`"))
+                        .help(help),
+                );
+            }
             if let Some(t) = pattern.strip_prefix("type:") {
                 out.push(ToolPattern::Type(t.to_string()));
             } else if pattern.contains(['*', '?', '[', '{']) {
