@@ -148,6 +148,13 @@ impl Analyzer {
         }
         if let Some(error) = syntax::first_error(&parsed.tree, source) {
             self.note_in(OpaqueKind::ParseError, error, &context.via);
+        } else if !walked.stray_words.is_empty() {
+            let words = excerpt(&walked.stray_words.join(" "));
+            self.note_in(
+                OpaqueKind::ParseError,
+                format!("words after the redirection of a compound command or function (`{words}`): bash refuses the line"),
+                &context.via,
+            );
         } else if let Some(&at) = walked.misread_newlines.first() {
             let line = source[..at].matches('\n').count() + 1;
             self.note_in(

@@ -39,8 +39,8 @@ pub struct FoundCommand {
 pub struct Walked {
     /// Commands in source order.
     pub commands: Vec<FoundCommand>,
-    /// Offsets of newlines the tree takes for blanks inside a command or a
-    /// redirection.
+    /// Offsets of newlines the tree takes for blanks inside a command, a
+    /// redirection, or between a statement and its redirections.
     ///
     /// The grammar counts every white-space character, newline included,
     /// among the "extras" that may stand between two tokens; a newline is
@@ -52,12 +52,16 @@ pub struct Walked {
     /// simple command unless a backslash continues the line, so each of
     /// these is a misread: the analyser parses again with `;` there.
     pub misread_newlines: Vec<usize>,
+    /// Words after the redirection of a compound command or function
+    /// (`{ a; } > f rm -rf /`): bash refuses such a line.
+    pub stray_words: Vec<String>,
 }
 
 /// Commands of one script in source order; stops after `limit` commands.
 pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     let mut found = Vec::new();
     let mut misread = Vec::new();
+    let mut stray = Vec::new();
     // Redirections written around a command (`cmd <<EOF`, `cmd < f`) hang off
     // the enclosing redirected_statement; remember them by the command's id.
     let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
@@ -69,7 +73,27 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
             labels.push((node.id(), label));
         }
         match node.kind() {
-            "redirected_statement" => remember_redirects(node, &mut outer_redirects),
+            "redirected_statement" => {
+                remember_redirects(node, src, &mut outer_redirects, &mut stray);
+                // A heredoc's body follows the newline that ends its line.
+                let mut children = node.walk();
+                let mut previous_end = None;
+                for child in node.children(&mut children) {
+                    if child.kind() == "heredoc_redirect" {
+                        previous_end = None;
+                    } else {
+                        note_gap(src, &mut previous_end, child, &mut misread);
+                    }
+                }
+            }
+            "function_definition" => {
+                let mut cursor = node.walk();
+                for redirect in node.children(&mut cursor) {
+                    stray.extend(
+                        carried_words(redirect).map(|w| words::node_text(w, src).to_string()),
+                    );
+                }
+            }
             "file_redirect" | "herestring_redirect" => {
                 let mut children = node.walk();
                 let mut previous_end = None;
@@ -81,7 +105,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 if found.len() >= limit {
                     break;
                 }
-                let redirects = outer_redirects.remove(&node.id()).unwrap_or_default();
+                let mut redirects = outer_redirects.remove(&node.id()).unwrap_or_default();
+                redirects.sort_by_key(|r| r.start_byte());
                 let mut command = if node.kind() == "command" {
                     simple_command(node, src, &mut misread)
                 } else {
@@ -89,6 +114,11 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 };
                 command.via = labels.iter().map(|(_, l)| *l).collect();
                 command.input = command.input.or_else(|| stdin_of(&redirects, src));
+                for redirect in &redirects {
+                    command
+                        .words
+                        .extend(carried_words(*redirect).map(|w| words::from_node(w, src)));
+                }
                 if !command.words.is_empty() {
                     found.push(command);
                 }
@@ -111,6 +141,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 return Walked {
                     commands: found,
                     misread_newlines: misread,
+                    stray_words: stray,
                 };
             }
         }
@@ -118,6 +149,69 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     Walked {
         commands: found,
         misread_newlines: misread,
+        stray_words: stray,
+    }
+}
+
+/// Words a redirection holds that bash gives to the command instead.
+///
+/// The grammar lets a redirection take every word that follows it
+/// (`destination: repeat1(...)`), and a heredoc the words after its
+/// delimiter, so in `rm > /dev/null -rf /`, `rm 2>&1 -rf /` and
+/// `rm <<EOF -rf /` the `-rf /` hung off the redirection and `rm` looked
+/// harmless. To bash a redirection takes one word (`>&-` and `<&-` none, a
+/// heredoc only its delimiter); every other word is an argument of the
+/// command, wherever it stands.
+fn carried_words<'t>(redirect: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    let mut out = Vec::new();
+    let mut cursor = redirect.walk();
+    match redirect.kind() {
+        "file_redirect" => {
+            let closes = redirect
+                .children(&mut cursor)
+                .any(|c| matches!(c.kind(), "<&-" | ">&-"));
+            let taken = usize::from(!closes);
+            let mut cursor = redirect.walk();
+            out.extend(
+                redirect
+                    .children_by_field_name("destination", &mut cursor)
+                    .skip(taken),
+            );
+        }
+        "heredoc_redirect" => {
+            for (index, child) in redirect.children(&mut cursor).enumerate() {
+                let field = u32::try_from(index)
+                    .ok()
+                    .and_then(|i| redirect.field_name_for_child(i));
+                if field == Some("argument") {
+                    out.push(child);
+                } else if child.kind() == "file_redirect" {
+                    out.extend(carried_words(child));
+                }
+            }
+        }
+        _ => {}
+    }
+    out.into_iter()
+}
+
+/// The simple command that redirections written after `body` belong to:
+/// the last command of a pipeline or list, as bash binds them.
+fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
+    let mut node = body;
+    loop {
+        match node.kind() {
+            "command" | "declaration_command" | "unset_command" => return Some(node),
+            "pipeline" | "list" | "negated_command" => {
+                let mut cursor = node.walk();
+                node = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .last()?;
+            }
+            "redirected_statement" => node = node.child_by_field_name("body")?,
+            _ => return None,
+        }
     }
 }
 
@@ -145,20 +239,30 @@ fn nesting_label(node: Node<'_>, src: &str) -> Option<&'static str> {
     }
 }
 
-fn remember_redirects<'t>(statement: Node<'t>, into: &mut HashMap<usize, Vec<Node<'t>>>) {
-    let Some(body) = statement.child_by_field_name("body") else {
-        return;
-    };
-    if body.kind() != "command" {
-        return;
-    }
+fn remember_redirects<'t>(
+    statement: Node<'t>,
+    src: &str,
+    into: &mut HashMap<usize, Vec<Node<'t>>>,
+    stray: &mut Vec<String>,
+) {
     let mut cursor = statement.walk();
     let redirects: Vec<Node<'t>> = statement
         .children(&mut cursor)
         .filter(|c| c.kind().ends_with("_redirect"))
         .collect();
-    if !redirects.is_empty() {
-        into.insert(body.id(), redirects);
+    let target = statement
+        .child_by_field_name("body")
+        .and_then(redirect_target);
+    match target {
+        Some(command) if !redirects.is_empty() => {
+            into.entry(command.id()).or_default().extend(redirects)
+        }
+        Some(_) => {}
+        None => {
+            for redirect in redirects {
+                stray.extend(carried_words(redirect).map(|w| words::node_text(w, src).to_string()));
+            }
+        }
     }
 }
 
@@ -199,10 +303,9 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundC
                         command.words[at].append(word);
                         Some(at)
                     }
-                    _ if field == Some("name") => {
-                        command.words.insert(0, word);
-                        Some(0)
-                    }
+                    // In source order: the name comes first unless a
+                    // redirection before it carried words (see
+                    // `carried_words`), which bash reads as the command.
                     _ => {
                         command.words.push(word);
                         Some(command.words.len() - 1)
@@ -215,6 +318,9 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundC
             }
             (_, kind) if kind.ends_with("_redirect") => {
                 redirects.push(child);
+                command
+                    .words
+                    .extend(carried_words(child).map(|w| words::from_node(w, src)));
                 None
             }
             _ => None,
