@@ -67,6 +67,12 @@ impl Analyzer {
                 ),
             );
         } else {
+            if line.contains('\0') {
+                analyzer.note(
+                    OpaqueKind::ParseError,
+                    "the line contains a NUL byte, which no shell is handed as written".into(),
+                );
+            }
             analyzer.jobs.push(Job::Script {
                 source: line.to_string(),
                 context: Context::default(),

@@ -223,6 +223,14 @@ mod tests {
     }
 
     #[test]
+    fn a_nul_byte_makes_the_line_opaque_and_parses_alike_on_both_routes() {
+        let line = "> /a\0>v x /d >y rm -rf / | cat | cat";
+        let analysis = analyze(line);
+        assert!(analysis.has_opaque(crate::shell::OpaqueKind::ParseError));
+        assert_eq!(analysis, crate::shell::analyze_exact(line));
+    }
+
+    #[test]
     fn non_ascii_text_is_kept_in_words_and_never_separates_them() {
         let analysis = analyze("ｒｍ -rf /; caf\u{e9} --x\u{2003}y \"\u{1f600}\"");
         let programs: Vec<&str> = analysis.programs().collect();

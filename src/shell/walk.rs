@@ -74,7 +74,12 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         }
         match node.kind() {
             "redirected_statement" => {
-                remember_redirects(node, src, &mut outer_redirects, &mut stray);
+                if let Some(mut command) =
+                    remember_redirects(node, src, &mut outer_redirects, &mut stray)
+                {
+                    command.via = labels.iter().map(|(_, l)| *l).collect();
+                    found.push(command);
+                }
                 // A heredoc's body follows the newline that ends its line.
                 let mut children = node.walk();
                 let mut previous_end = None;
@@ -239,31 +244,44 @@ fn nesting_label(node: Node<'_>, src: &str) -> Option<&'static str> {
     }
 }
 
+/// Files the redirections of a statement under the command they belong
+/// to. A statement of redirections alone (`> log rm -rf /`, which the
+/// grammar can read as redirections only) is a command made of the words
+/// they carry, returned; the carried words of a compound command's
+/// redirections are stray.
 fn remember_redirects<'t>(
     statement: Node<'t>,
     src: &str,
     into: &mut HashMap<usize, Vec<Node<'t>>>,
     stray: &mut Vec<String>,
-) {
+) -> Option<FoundCommand> {
     let mut cursor = statement.walk();
     let redirects: Vec<Node<'t>> = statement
         .children(&mut cursor)
         .filter(|c| c.kind().ends_with("_redirect"))
         .collect();
-    let target = statement
-        .child_by_field_name("body")
-        .and_then(redirect_target);
-    match target {
-        Some(command) if !redirects.is_empty() => {
-            into.entry(command.id()).or_default().extend(redirects)
-        }
-        Some(_) => {}
+    let Some(body) = statement.child_by_field_name("body") else {
+        let words: Vec<Word> = redirects
+            .iter()
+            .flat_map(|r| carried_words(*r))
+            .map(|w| words::from_node(w, src))
+            .collect();
+        return (!words.is_empty()).then(|| FoundCommand {
+            words,
+            assignments: Vec::new(),
+            via: Vec::new(),
+            input: stdin_of(&redirects, src),
+        });
+    };
+    match redirect_target(body) {
+        Some(command) => into.entry(command.id()).or_default().extend(redirects),
         None => {
             for redirect in redirects {
                 stray.extend(carried_words(redirect).map(|w| words::node_text(w, src).to_string()));
             }
         }
     }
+    None
 }
 
 fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
