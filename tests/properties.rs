@@ -153,6 +153,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config())]
+
+    /// A redirection takes one word; redirections anywhere after the
+    /// program (`rm > /dev/null -rf /`, `rm 2>&1 -r -f /`) never turn a
+    /// denial into an allow.
+    #[test]
+    fn redirections_between_arguments_never_change_the_verdict(
+        core in core_command(),
+        redirects in prop::collection::vec(
+            (prop::sample::select(vec!["> /dev/null", "2>&1", "&>/tmp/log", ">>out", "<<< x", ">&2", "2>/dev/null"]), any::<prop::sample::Index>()),
+            1..3,
+        ),
+        in_pipeline in any::<bool>(),
+    ) {
+        let plain = denying_rule(core);
+        // Insert each redirection at a word boundary after the program.
+        let mut words: Vec<String> = core.split(' ').map(str::to_string).collect();
+        prop_assume!(!core.contains('\''));
+        for (redirect, at) in &redirects {
+            let at = 1 + at.index(words.len());
+            words.insert(at, redirect.to_string());
+        }
+        let mut line = words.join(" ");
+        if in_pipeline {
+            line = format!("ls | {line} | cat");
+        }
+        // Denials stay denials (a few redirection mixes the grammar cannot
+        // parse, such as `<<<` after `>`, are denied as unknowable instead);
+        // allowed lines stay allowed unless they became unparseable.
+        match (plain, denying_rule(&line)) {
+            (Some(_), denied) => prop_assert!(denied.is_some(), "line: {}", line),
+            (None, None) => {}
+            (None, Some(rule)) => prop_assert_eq!(rule, "no-unknowable-commands", "line: {}", line),
+        }
+    }
+}
+
 /// Pieces of shell text chosen to trip a lexer that tracks pipes: every
 /// meaning `|` has in bash (pipe, `||`, `|&`, `>|`, case patterns, `[[ =~ ]]`,
 /// arithmetic, subscripts, parameter patterns, extended globs, heredoc
