@@ -66,19 +66,30 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     // the enclosing redirected_statement; remember them by the command's id.
     let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
     let mut labels: Vec<(usize, &'static str)> = Vec::new();
+    let mut deferred: HashMap<usize, FoundCommand> = HashMap::new();
     let mut cursor = tree.root_node().walk();
     loop {
         let node = cursor.node();
         if let Some(label) = nesting_label(node, src) {
             labels.push((node.id(), label));
         }
+        // A command made of a redirection's carried words stands where its
+        // assignments stand in the source.
+        if let Some(mut command) = deferred.remove(&node.id()) {
+            command.via = labels.iter().map(|(_, l)| *l).collect();
+            found.push(command);
+        }
         match node.kind() {
             "redirected_statement" => {
-                if let Some(mut command) =
-                    remember_redirects(node, src, &mut outer_redirects, &mut stray)
-                {
-                    command.via = labels.iter().map(|(_, l)| *l).collect();
-                    found.push(command);
+                match remember_redirects(node, src, &mut outer_redirects, &mut stray) {
+                    Some((Some(at), command)) => {
+                        deferred.insert(at, command);
+                    }
+                    Some((None, mut command)) => {
+                        command.via = labels.iter().map(|(_, l)| *l).collect();
+                        found.push(command);
+                    }
+                    None => {}
                 }
                 // A heredoc's body follows the newline that ends its line.
                 let mut children = node.walk();
@@ -206,7 +217,11 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
     let mut node = body;
     loop {
         match node.kind() {
-            "command" | "declaration_command" | "unset_command" => return Some(node),
+            "command"
+            | "declaration_command"
+            | "unset_command"
+            | "variable_assignment"
+            | "variable_assignments" => return Some(node),
             "pipeline" | "list" | "negated_command" => {
                 let mut cursor = node.walk();
                 node = node
@@ -246,34 +261,55 @@ fn nesting_label(node: Node<'_>, src: &str) -> Option<&'static str> {
 
 /// Files the redirections of a statement under the command they belong
 /// to. A statement of redirections alone (`> log rm -rf /`, which the
-/// grammar can read as redirections only) is a command made of the words
-/// they carry, returned; the carried words of a compound command's
-/// redirections are stray.
+/// grammar can read as redirections only), or of assignments and
+/// redirections, is a command made of the words they carry: it is
+/// returned with the node it stands at (`None`: the statement itself). The
+/// carried words of a compound command's redirections are stray.
 fn remember_redirects<'t>(
     statement: Node<'t>,
     src: &str,
     into: &mut HashMap<usize, Vec<Node<'t>>>,
     stray: &mut Vec<String>,
-) -> Option<FoundCommand> {
+) -> Option<(Option<usize>, FoundCommand)> {
     let mut cursor = statement.walk();
     let redirects: Vec<Node<'t>> = statement
         .children(&mut cursor)
         .filter(|c| c.kind().ends_with("_redirect"))
         .collect();
-    let Some(body) = statement.child_by_field_name("body") else {
+    // Redirections after assignments alone (`x=1 > log rm -rf /` read as
+    // an assignment with redirections) or after nothing: the carried words
+    // are the command, run with those assignments.
+    let command_of_carried_words = |assigned: Option<Node<'t>>| {
         let words: Vec<Word> = redirects
             .iter()
             .flat_map(|r| carried_words(*r))
             .map(|w| words::from_node(w, src))
             .collect();
-        return (!words.is_empty()).then(|| FoundCommand {
+        let assignments = match assigned {
+            Some(node) if node.kind() == "variable_assignment" => vec![assignment(node, src)],
+            Some(node) => {
+                let mut cursor = node.walk();
+                node.named_children(&mut cursor)
+                    .filter(|c| c.kind() == "variable_assignment")
+                    .map(|c| assignment(c, src))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        (!words.is_empty()).then(|| FoundCommand {
             words,
-            assignments: Vec::new(),
+            assignments,
             via: Vec::new(),
             input: stdin_of(&redirects, src),
-        });
+        })
+    };
+    let Some(body) = statement.child_by_field_name("body") else {
+        return command_of_carried_words(None).map(|c| (None, c));
     };
     match redirect_target(body) {
+        Some(assigned) if assigned.kind().starts_with("variable_assignment") => {
+            return command_of_carried_words(Some(assigned)).map(|c| (Some(assigned.id()), c));
+        }
         Some(command) => into.entry(command.id()).or_default().extend(redirects),
         None => {
             for redirect in redirects {
