@@ -257,6 +257,16 @@ fn shell_piece() -> impl Strategy<Value = &'static str> {
         "time",
         "eval 'a | b | c'",
         "bash -c 'a | b | c'",
+        "\"${y:-'|'}\"",
+        "*.[ch]",
+        "[!a]",
+        "a[1]=2",
+        "${#x}",
+        "${x:-$(a | b)}",
+        "${x",
+        "}",
+        "x[",
+        "]|",
     ])
 }
 

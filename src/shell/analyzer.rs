@@ -128,30 +128,40 @@ impl Analyzer {
             let detail = "parser work limit reached; the rest was not analysed".to_string();
             analyzer.note_in(OpaqueKind::TooComplex, detail, &context.via);
         };
-        let mut parsed = match syntax::parse(source, &mut self.budget, self.route) {
-            Ok(parsed) => parsed,
-            Err(ParseFailure::OverBudget) => return over_budget(self, &context),
-            Err(ParseFailure::NoLanguage(e)) => {
-                self.note(
-                    OpaqueKind::ParseError,
-                    format!("bash grammar unavailable: {e}"),
-                );
-                return;
-            }
-        };
-        // One more than the room left, so hitting the limit is noticed.
-        let mut walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
-        for _ in 0..MAX_NEWLINE_REPAIRS {
-            if walked.misread_newlines.is_empty() {
-                break;
-            }
-            let misread = std::mem::take(&mut walked.misread_newlines);
-            parsed = match syntax::reparse_with_terminators(parsed, &misread, &mut self.budget) {
+        let mut route = self.route;
+        let (parsed, walked) = 'parse: loop {
+            let mut parsed = match syntax::parse(source, &mut self.budget, route) {
                 Ok(parsed) => parsed,
-                Err(_) => return over_budget(self, &context),
+                Err(ParseFailure::OverBudget) => return over_budget(self, &context),
+                Err(ParseFailure::NoLanguage(e)) => {
+                    self.note(
+                        OpaqueKind::ParseError,
+                        format!("bash grammar unavailable: {e}"),
+                    );
+                    return;
+                }
             };
-            walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
-        }
+            // One more than the room left, so hitting the limit is noticed.
+            let mut walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+            for _ in 0..MAX_NEWLINE_REPAIRS {
+                if walked.misread_newlines.is_empty() {
+                    break;
+                }
+                let misread = std::mem::take(&mut walked.misread_newlines);
+                parsed = match syntax::reparse_with_terminators(parsed, &misread, &mut self.budget)
+                {
+                    Ok(Some(parsed)) => parsed,
+                    // The flattened pipes no longer hold: read the line as written.
+                    Ok(None) => {
+                        route = Route::Exact;
+                        continue 'parse;
+                    }
+                    Err(_) => return over_budget(self, &context),
+                };
+                walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+            }
+            break (parsed, walked);
+        };
         if let Some(error) = syntax::first_error(&parsed.tree, source) {
             self.note_in(OpaqueKind::ParseError, error, &context.via);
         } else if !walked.stray_words.is_empty() {

@@ -11,7 +11,7 @@
 //! long pipelines are first tried in their faster flattened spelling
 //! ([`super::view::flatten_pipes`]).
 
-use super::view::{flatten_pipes, parser_view};
+use super::view::{flatten_pipes, parser_view, separators_hold};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -72,6 +72,9 @@ pub enum Route {
 pub struct Parsed<'a> {
     pub tree: Tree,
     bytes: Cow<'a, [u8]>,
+    /// Where pipes are shown as `;` (empty unless the fast route's
+    /// flattened view was kept).
+    separators: Vec<usize>,
 }
 
 /// Parse `src` as a bash script.
@@ -93,6 +96,7 @@ pub fn parse<'a>(
                     *budget = trial;
                     return Ok(Parsed {
                         tree,
+                        separators: flattened.separators().to_vec(),
                         bytes: Cow::Owned(flattened.bytes),
                     });
                 }
@@ -100,17 +104,23 @@ pub fn parse<'a>(
         }
     }
     let tree = parse_bytes(&view, budget)?;
-    Ok(Parsed { tree, bytes: view })
+    Ok(Parsed {
+        tree,
+        bytes: view,
+        separators: Vec::new(),
+    })
 }
 
 /// Parse again with a `;` shown at each of `newlines`: newlines the tree
 /// took for blanks inside a command (see `walk::Walked::misread_newlines`),
-/// where to bash they end the command, as `;` does.
+/// where to bash they end the command, as `;` does. `None` when the view
+/// was flattened and the new tree no longer proves its flattened pipes
+/// were pipes: the caller starts again on the exact route.
 pub fn reparse_with_terminators<'a>(
     parsed: Parsed<'a>,
     newlines: &[usize],
     budget: &mut Budget,
-) -> Result<Parsed<'a>, ParseFailure> {
+) -> Result<Option<Parsed<'a>>, ParseFailure> {
     let mut bytes = parsed.bytes.into_owned();
     for &at in newlines {
         if let Some(b @ b'\n') = bytes.get_mut(at) {
@@ -118,10 +128,14 @@ pub fn reparse_with_terminators<'a>(
         }
     }
     let tree = parse_bytes(&bytes, budget)?;
-    Ok(Parsed {
+    if !parsed.separators.is_empty() && !separators_hold(&tree, &parsed.separators) {
+        return Ok(None);
+    }
+    Ok(Some(Parsed {
         tree,
         bytes: Cow::Owned(bytes),
-    })
+        separators: parsed.separators,
+    }))
 }
 
 /// True when [`parse`] on the fast route keeps the flattened tree of `src`.
@@ -220,6 +234,24 @@ mod tests {
         let analysis = analyze("echo {\u{e01a7}");
         assert_eq!(analysis.commands[0].program, "echo");
         assert_eq!(analysis.commands[0].args, ["{\u{e01a7}"]);
+    }
+
+    /// Lines on which the two routes once disagreed (found by the
+    /// `shell_analyze` fuzz target and the pipeline property, minimised).
+    #[test]
+    fn lines_found_by_fuzzing_analyse_alike_on_both_routes() {
+        for line in [
+            "1|t|s\n\n\n>r",
+            "a | b | c\n> /d mr -x > /d y | z | w",
+            "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",
+            "a | b | x= <=< c rgs --u -50",
+            "sv gre /dl grep |  --\n> /lp>v gre  /dsq >gre  grep |  --grep |  --c",
+            "' | cat f | eval 'a | b | c' | cat f | '\nthen 2>&1 ",
+        ] {
+            let (fast, exact) = (analyze(line), crate::shell::analyze_exact(line));
+            assert_eq!(fast, exact, "{line:?}");
+            assert!(!fast.is_opaque(), "{line:?}: {:?}", fast.opaque);
+        }
     }
 
     #[test]

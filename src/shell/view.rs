@@ -79,8 +79,7 @@ const MIN_PIPES: usize = 2;
 /// The view with every certain pipe operator (`|`, `|&`) shown as `;`, or
 /// `None` when there are too few or the line holds syntax in which `|` can
 /// mean something else (case patterns, `[[ ]]`, arithmetic, subscripts,
-/// extended globs, heredocs, parameter expansions) and the lexer below does
-/// not follow it.
+/// extended globs, heredocs) and the lexer below does not follow it.
 pub fn flatten_pipes(view: &[u8]) -> Option<Flattened> {
     // Cheap tests first: most lines have no pipe at all.
     if memchr::memchr_iter(b'|', view).take(MIN_PIPES).count() < MIN_PIPES {
@@ -108,22 +107,32 @@ impl Flattened {
     /// every flattened pipe is a `;` token between two statements, which is
     /// where the grammar also reads a `|` as a pipe.
     pub fn is_faithful(&self, tree: &Tree) -> bool {
-        let root = tree.root_node();
-        if root.has_error() {
-            return false;
-        }
-        self.separators.iter().all(|&at| {
-            let Some(node) = root.descendant_for_byte_range(at, at + 1) else {
-                return false;
-            };
-            node.kind() == ";"
-                && !node.is_named()
-                && node.start_byte() == at
-                && node.end_byte() == at + 1
-                && node.prev_sibling().is_some_and(is_statement)
-                && node.next_sibling().is_some_and(is_statement)
-        })
+        separators_hold(tree, &self.separators)
     }
+
+    /// Offsets of the `;` that stand for pipes.
+    pub fn separators(&self) -> &[usize] {
+        &self.separators
+    }
+}
+
+/// See [`Flattened::is_faithful`].
+pub fn separators_hold(tree: &Tree, separators: &[usize]) -> bool {
+    let root = tree.root_node();
+    if root.has_error() {
+        return false;
+    }
+    separators.iter().all(|&at| {
+        let Some(node) = root.descendant_for_byte_range(at, at + 1) else {
+            return false;
+        };
+        node.kind() == ";"
+            && !node.is_named()
+            && node.start_byte() == at
+            && node.end_byte() == at + 1
+            && node.prev_sibling().is_some_and(is_statement)
+            && node.next_sibling().is_some_and(is_statement)
+    })
 }
 
 fn is_statement(node: Node<'_>) -> bool {
@@ -157,6 +166,9 @@ enum Context {
     Code { closer: Closer, parens: u32 },
     /// Inside `"..."`.
     Double,
+    /// Inside `${...}`; `depth` counts open `{`. Pipes here are text or
+    /// operators of the expansion, never pipes.
+    Brace { depth: u32 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -172,12 +184,15 @@ enum Closer {
 /// Offsets of the `|` bytes that are pipe operators in shell code, or
 /// `None` when the line holds something this lexer does not follow.
 ///
-/// It tracks quoting (`'...'`, `"..."`, `$'...'`, backslashes), comments
-/// and nested code (`$(...)`, `<(...)`, backticks, subshells), and gives up
-/// on every construct in which `|` may be an operator of another language
-/// or in which its quoting rules differ: `((`, `$((`, `$[`, `[`, `${`,
-/// heredocs (`<<`), and extended globs (`@(`, `!(`, ...). Giving up only
-/// costs time: the line is then parsed as it is.
+/// It tracks quoting (`'...'`, `"..."`, `$'...'`, backslashes), comments,
+/// parameter expansions (`${...}`, where a `|` is never a pipe), glob
+/// brackets (`*.[ch]`) and nested code (`$(...)`, `<(...)`, backticks,
+/// subshells), and gives up on every construct in which `|` may be an
+/// operator of another language or in which its quoting rules differ:
+/// `((`, `$((`, `$[`, `[[` and other brackets, heredocs (`<<`), and
+/// extended globs (`@(`, `!(`, ...). Giving up, or a mistake here, only
+/// costs time: [`Flattened::is_faithful`] refuses any tree in which a
+/// flattened pipe is not a separator between two statements.
 fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
     let mut stack = vec![Context::Code {
         closer: Closer::End,
@@ -208,9 +223,44 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                         });
                         i += 1;
                     }
-                    Some(b'{' | b'[') => return None,
+                    Some(b'{') => {
+                        stack.push(Context::Brace { depth: 0 });
+                        i += 1;
+                    }
+                    Some(b'[') => return None,
                     _ => {}
                 },
+                _ => {}
+            },
+            Context::Brace { depth } => match c {
+                b'\\' => i += 1,
+                b'\'' => i = closing_quote(b, i + 1, false)?,
+                b'"' => stack.push(Context::Double),
+                b'`' => stack.push(Context::Code {
+                    closer: Closer::Backtick,
+                    parens: 0,
+                }),
+                b'$' if next == Some(b'(') => {
+                    if b.get(i + 2) == Some(&b'(') {
+                        return None;
+                    }
+                    stack.push(Context::Code {
+                        closer: Closer::Paren,
+                        parens: 0,
+                    });
+                    i += 1;
+                }
+                b'{' => {
+                    stack.pop();
+                    stack.push(Context::Brace { depth: depth + 1 });
+                }
+                b'}' if depth == 0 => {
+                    stack.pop();
+                }
+                b'}' => {
+                    stack.pop();
+                    stack.push(Context::Brace { depth: depth - 1 });
+                }
                 _ => {}
             },
             Context::Code { closer, parens } => match c {
@@ -234,7 +284,11 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                         });
                         i += 1;
                     }
-                    Some(b'{' | b'[') => return None,
+                    Some(b'{') => {
+                        stack.push(Context::Brace { depth: 0 });
+                        i += 1;
+                    }
+                    Some(b'[') => return None,
                     _ => {}
                 },
                 b'<' | b'>' if next == Some(b'(') => {
@@ -264,7 +318,10 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                     stack.pop();
                 }
                 b')' => return None,
-                b'[' => return None,
+                // A glob's bracket expression (`*.[ch]`) holds no pipe;
+                // anything else with `[` (`[[`, a subscript holding `|`,
+                // an unclosed `[`) is left to the parser.
+                b'[' => i = glob_bracket_end(b, i)?,
                 b'#' if starts_word(b, i) => {
                     // A comment runs to the end of the line.
                     while i < b.len() && b[i] != b'\n' {
@@ -283,6 +340,28 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
     }
     // Anything left open means the lexer lost track; let the parser judge.
     (stack.len() == 1).then_some(pipes)
+}
+
+/// Offset of the `]` closing a glob bracket expression opened at `open`,
+/// if it closes within the word: no blank, quote, `[` or shell operator
+/// before it (`[]...]` and `[!]...]` take the first `]` literally).
+fn glob_bracket_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    if matches!(b.get(i), Some(b'!' | b'^')) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b']') {
+        i += 1;
+    }
+    while i < b.len() {
+        match b[i] {
+            b']' => return Some(i),
+            b'[' | b' ' | b'\t' | b'\n' | b'|' | b'&' | b';' | b'<' | b'>' | b'(' | b')'
+            | b'\'' | b'"' | b'`' | b'$' | b'\\' => return None,
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 fn set_parens(stack: &mut [Context], value: u32) {
@@ -358,6 +437,15 @@ mod tests {
         assert_eq!(flat("a `b | c` | d").as_deref(), Some("a `b ; c` ; d"));
         assert_eq!(flat("(a | b) | c").as_deref(), Some("(a ; b) ; c"));
         assert_eq!(flat("a <<< x | b | c").as_deref(), Some("a <<< x ; b ; c"));
+        // Inside `${...}` and glob brackets a bar is never a pipe.
+        assert_eq!(
+            flat("echo ${x//a|b/c} \"${y:-'|'}\" | d | e").as_deref(),
+            Some("echo ${x//a|b/c} \"${y:-'|'}\" ; d ; e")
+        );
+        assert_eq!(
+            flat("ls *.[ch] [!a] | wc -l | cat").as_deref(),
+            Some("ls *.[ch] [!a] ; wc -l ; cat")
+        );
     }
 
     #[test]
@@ -369,8 +457,6 @@ mod tests {
             "echo $((1|2)) | a | b",
             "((x|y)) | a | b",
             "a[x|y]=1 | b | c",
-            "echo ${x//a|b/c} | d | e",
-            "echo \"${x:-a|b}\" | d | e",
             "cat <<EOF | a | b\nx|y\nEOF",
             "ls @(a|b) | c | d",
             "echo 'unterminated | a | b",

@@ -235,14 +235,15 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-/// Record the newlines between the previous child and `child` that no
-/// backslash continues (see [`Walked::misread_newlines`]).
+/// Record the first newline between the previous child and `child` that no
+/// backslash continues (see [`Walked::misread_newlines`]); one terminator
+/// ends the command, and `;` for each of several would read as `;;`.
 fn note_gap(src: &str, previous_end: &mut Option<usize>, child: Node<'_>, into: &mut Vec<usize>) {
     let start = child.start_byte();
     if let Some(end) = previous_end.replace(child.end_byte()) {
         let bytes = src.as_bytes();
-        let gap = end.min(start)..start.min(bytes.len());
-        into.extend(gap.filter(|&at| {
+        let mut gap = end.min(start)..start.min(bytes.len());
+        into.extend(gap.find(|&at| {
             let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
             bytes[at] == b'\n' && !before.ends_with(b"\\")
         }));
