@@ -235,6 +235,21 @@ impl Analyzer {
             );
             program_path.clone()
         };
+        // A shell first runs the file these name (bash: BASH_ENV for every
+        // script, ENV when interactive or as sh): code the line does not show.
+        let startup_file = assignments
+            .iter()
+            .chain(&stripped.assignments)
+            .find(|(name, _)| name == "BASH_ENV" || name == "ENV");
+        if let (Some((name, _)), true) = (startup_file, launchers::is_shell(&program)) {
+            self.note_in(
+                OpaqueKind::DynamicEval,
+                format!(
+                    "`{program}` first runs the file `{name}` names, which the line does not show"
+                ),
+                &context.via,
+            );
+        }
         if let Some(wrapper) = &stripped.interactive_shell {
             self.note_in(
                 OpaqueKind::ShellFromStdin,

@@ -77,6 +77,11 @@ const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "rbash", "yash", "posh", "fish",
 ];
 
+/// True for the shells whose `-c` code and scripts are followed.
+pub fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program)
+}
+
 /// Inspect a command whose wrappers were already removed.
 pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
     let mut launch = Launch::default();

@@ -361,6 +361,12 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
+        // `dbus-launch [--options] PROGRAM`, `chronic [-ev] cmd` (moreutils),
+        // `unbuffer [-p] cmd` (expect), `valgrind [--opt=value] cmd`.
+        names: &["dbus-launch", "chronic", "unbuffer", "valgrind"],
+        ..BASE
+    },
+    Spec {
         names: &["eatmydata", "nocache", "catchsegv", "dbus-run-session"],
         long_value: &["config-file", "dbus-daemon"],
         ..BASE
