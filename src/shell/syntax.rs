@@ -252,6 +252,11 @@ mod tests {
             assert_eq!(fast, exact, "{line:?}");
             assert!(!fast.is_opaque(), "{line:?}: {:?}", fast.opaque);
         }
+        // The grammar refuses an assignment before a `|`; both routes say so.
+        let line = "ls |lptring=|lll";
+        let (fast, exact) = (analyze(line), crate::shell::analyze_exact(line));
+        assert_eq!(fast, exact);
+        assert!(fast.has_opaque(crate::shell::OpaqueKind::ParseError));
     }
 
     #[test]

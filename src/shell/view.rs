@@ -130,7 +130,11 @@ pub fn separators_hold(tree: &Tree, separators: &[usize]) -> bool {
             && !node.is_named()
             && node.start_byte() == at
             && node.end_byte() == at + 1
-            && node.prev_sibling().is_some_and(is_statement)
+            // The grammar refuses `x=1 | b` (bash does not), but takes
+            // `x=1 ; b`: such a line must keep its syntax error.
+            && node
+                .prev_sibling()
+                .is_some_and(|n| is_statement(n) && !n.kind().starts_with("variable_assignment"))
             && node.next_sibling().is_some_and(is_statement)
     })
 }
