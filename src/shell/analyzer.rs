@@ -19,7 +19,7 @@ use super::{
 
 /// Most times one script is parsed again with misread newlines shown as
 /// `;` (see `walk::Walked::misread_newlines`); each round fixes at least one.
-const MAX_NEWLINE_REPAIRS: usize = 8;
+const MAX_NEWLINE_REPAIRS: usize = 16;
 
 /// Where a piece of work sits: how it was reached and its sort key.
 #[derive(Debug, Clone, Default)]

@@ -242,6 +242,7 @@ mod tests {
     fn lines_found_by_fuzzing_analyse_alike_on_both_routes() {
         for line in [
             "1|t|s\n\n\n>r",
+            "1|c|s\n!\nm<2",
             "a | b | c\n> /d mr -x > /d y | z | w",
             "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",
             "a | b | x= <=< c rgs --u -50",

@@ -93,12 +93,12 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 }
                 // A heredoc's body follows the newline that ends its line.
                 let mut children = node.walk();
-                let mut previous_end = None;
+                let mut gaps = Gaps::default();
                 for child in node.children(&mut children) {
                     if child.kind() == "heredoc_redirect" {
-                        previous_end = None;
+                        gaps.restart();
                     } else {
-                        note_gap(src, &mut previous_end, child, &mut misread);
+                        gaps.check(src, child, &mut misread);
                     }
                 }
             }
@@ -112,9 +112,9 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
             }
             "file_redirect" | "herestring_redirect" => {
                 let mut children = node.walk();
-                let mut previous_end = None;
+                let mut gaps = Gaps::default();
                 for child in node.children(&mut children) {
-                    note_gap(src, &mut previous_end, child, &mut misread);
+                    gaps.check(src, child, &mut misread);
                 }
             }
             "command" | "declaration_command" | "unset_command" => {
@@ -235,18 +235,41 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-/// Record the first newline between the previous child and `child` that no
-/// backslash continues (see [`Walked::misread_newlines`]); one terminator
-/// ends the command, and `;` for each of several would read as `;;`.
-fn note_gap(src: &str, previous_end: &mut Option<usize>, child: Node<'_>, into: &mut Vec<usize>) {
-    let start = child.start_byte();
-    if let Some(end) = previous_end.replace(child.end_byte()) {
+/// Watches the white space between the children of one node for a newline
+/// that no backslash continues (see [`Walked::misread_newlines`]). Only the
+/// first is reported: a `;` there ends the command, and the parser reads
+/// the rest again (a `;` at each of several could give `;;` or `! ;`).
+#[derive(Default)]
+struct Gaps {
+    previous_end: Option<usize>,
+    found: bool,
+}
+
+impl Gaps {
+    fn check(&mut self, src: &str, child: Node<'_>, into: &mut Vec<usize>) {
+        let start = child.start_byte();
+        let Some(end) = self.previous_end.replace(child.end_byte()) else {
+            return;
+        };
+        if self.found {
+            return;
+        }
         let bytes = src.as_bytes();
         let mut gap = end.min(start)..start.min(bytes.len());
-        into.extend(gap.find(|&at| {
+        let newline = gap.find(|&at| {
             let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
             bytes[at] == b'\n' && !before.ends_with(b"\\")
-        }));
+        });
+        if let Some(at) = newline {
+            into.push(at);
+            self.found = true;
+        }
+    }
+
+    /// Forget the previous child: a heredoc's body follows the newline
+    /// that ends its line.
+    fn restart(&mut self) {
+        self.previous_end = None;
     }
 }
 
@@ -333,10 +356,10 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundC
     // nothing but line continuations between (`r\<newline>m`) is the same
     // word to bash, though the grammar splits it.
     let mut last_word: Option<(usize, usize)> = None;
-    let mut previous_end = None;
+    let mut gaps = Gaps::default();
     let mut cursor = node.walk();
     for (index, child) in node.children(&mut cursor).enumerate() {
-        note_gap(src, &mut previous_end, child, misread);
+        gaps.check(src, child, misread);
         let field = u32::try_from(index)
             .ok()
             .and_then(|i| node.field_name_for_child(i));
@@ -397,10 +420,10 @@ fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
 /// node kinds; they are reported as commands named by their keyword.
 fn builtin_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
     let mut words_found = Vec::new();
-    let mut previous_end = None;
+    let mut gaps = Gaps::default();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        note_gap(src, &mut previous_end, child, misread);
+        gaps.check(src, child, misread);
         if child.kind().ends_with("_redirect") || child.kind() == "comment" {
             continue;
         }
