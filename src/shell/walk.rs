@@ -304,12 +304,30 @@ fn remember_redirects<'t>(
     // an assignment with redirections) or after nothing: the carried words
     // are the command, run with those assignments.
     let command_of_carried_words = |assigned: Option<Node<'t>>| {
-        let words: Vec<Word> = redirects
+        let carried: Vec<Node<'t>> = redirects.iter().flat_map(|r| carried_words(*r)).collect();
+        // Carried words that spell `NAME=value` before the first other word
+        // are assignments too (`x=1 > f y=2 cmd`).
+        let leading = carried
             .iter()
-            .flat_map(|r| carried_words(*r))
-            .map(|w| words::from_node(w, src))
+            .take_while(|w| assignment_name(words::node_text(**w, src)).is_some())
+            .count();
+        let words: Vec<Word> = carried[leading..]
+            .iter()
+            .map(|w| words::from_node(*w, src))
             .collect();
-        let assignments = match assigned {
+        let carried_assignments = carried[..leading].iter().map(|w| {
+            let word = words::from_node(*w, src);
+            let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
+            let name = name.trim_end_matches('+').to_string();
+            (
+                name,
+                Word {
+                    text: value.to_string(),
+                    ..word.clone()
+                },
+            )
+        });
+        let mut assignments = match assigned {
             Some(node) if node.kind() == "variable_assignment" => vec![assignment(node, src)],
             Some(node) => {
                 let mut cursor = node.walk();
@@ -320,6 +338,7 @@ fn remember_redirects<'t>(
             }
             None => Vec::new(),
         };
+        assignments.extend(carried_assignments);
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
@@ -390,9 +409,19 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundC
                     }
                 }
             }
-            (_, "variable_assignment") => {
+            // Bash takes `NAME=value` as an assignment only before the first
+            // word and only with a valid name; the grammar is laxer
+            // (`--opt=` after a redirection), so anything else is a word.
+            (_, "variable_assignment")
+                if command.words.is_empty()
+                    && assignment_name(words::node_text(child, src)).is_some() =>
+            {
                 command.assignments.push(assignment(child, src));
                 None
+            }
+            (_, "variable_assignment") => {
+                command.words.push(assignment_word(child, src));
+                Some(command.words.len() - 1)
             }
             (_, kind) if kind.ends_with("_redirect") => {
                 redirects.push(child);
@@ -445,6 +474,39 @@ fn builtin_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> Found
         assignments: Vec::new(),
         via: Vec::new(),
         input: None,
+    }
+}
+
+/// The name of `text` if bash reads it as an assignment: a name of letters,
+/// digits and `_` not starting with a digit, an optional `[subscript]`,
+/// then `=` or `+=`, all unquoted.
+fn assignment_name(text: &str) -> Option<&str> {
+    let end = text.find('=')?;
+    let head = text[..end].strip_suffix('+').unwrap_or(&text[..end]);
+    let name = match head.find('[') {
+        Some(open) if head.ends_with(']') => &head[..open],
+        Some(_) => return None,
+        None => head,
+    };
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let valid = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then_some(name)
+}
+
+/// An assignment node bash reads as a plain word (`--opt=value`).
+fn assignment_word(node: Node<'_>, src: &str) -> Word {
+    let (name, value) = assignment(node, src);
+    let after_name = words::node_text(node, src).get(name.len()..).unwrap_or("");
+    let operator = if after_name.starts_with("+=") {
+        "+="
+    } else {
+        "="
+    };
+    Word {
+        text: format!("{name}{operator}{}", value.text),
+        ..value
     }
 }
 
