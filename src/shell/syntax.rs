@@ -245,6 +245,7 @@ mod tests {
             "1|c|s\n!\nm<2",
             "s|s|x=1 <s y=2 -",
             "s|s|x==<s --x= -",
+            "s|--x= <i -|x",
             "a | b | c\n> /d mr -x > /d y | z | w",
             "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",
             "a | b | x= <=< c rgs --u -50",

@@ -304,41 +304,49 @@ fn remember_redirects<'t>(
     // an assignment with redirections) or after nothing: the carried words
     // are the command, run with those assignments.
     let command_of_carried_words = |assigned: Option<Node<'t>>| {
-        let carried: Vec<Node<'t>> = redirects.iter().flat_map(|r| carried_words(*r)).collect();
-        // Carried words that spell `NAME=value` before the first other word
-        // are assignments too (`x=1 > f y=2 cmd`).
-        let leading = carried
-            .iter()
-            .take_while(|w| assignment_name(words::node_text(**w, src)).is_some())
-            .count();
-        let words: Vec<Word> = carried[leading..]
-            .iter()
-            .map(|w| words::from_node(*w, src))
-            .collect();
-        let carried_assignments = carried[..leading].iter().map(|w| {
-            let word = words::from_node(*w, src);
-            let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
-            let name = name.trim_end_matches('+').to_string();
-            (
-                name,
-                Word {
-                    text: value.to_string(),
-                    ..word.clone()
-                },
-            )
-        });
-        let mut assignments = match assigned {
-            Some(node) if node.kind() == "variable_assignment" => vec![assignment(node, src)],
-            Some(node) => {
+        // The assignment nodes first, then the carried words, in source
+        // order: each spells an assignment while no word came before it
+        // and its name is valid (`x=1 > f y=2 cmd`), otherwise it is a word
+        // (`--x= < f cmd` runs `--x=`).
+        let mut items: Vec<(Node<'t>, bool)> = Vec::new();
+        if let Some(node) = assigned {
+            if node.kind() == "variable_assignment" {
+                items.push((node, true));
+            } else {
                 let mut cursor = node.walk();
-                node.named_children(&mut cursor)
-                    .filter(|c| c.kind() == "variable_assignment")
-                    .map(|c| assignment(c, src))
-                    .collect()
+                items.extend(
+                    node.named_children(&mut cursor)
+                        .filter(|c| c.kind() == "variable_assignment")
+                        .map(|c| (c, true)),
+                );
             }
-            None => Vec::new(),
-        };
-        assignments.extend(carried_assignments);
+        }
+        items.extend(
+            redirects
+                .iter()
+                .flat_map(|r| carried_words(*r))
+                .map(|w| (w, false)),
+        );
+        let mut words = Vec::new();
+        let mut assignments = Vec::new();
+        for (node, is_assignment_node) in items {
+            let valid = assignment_name(words::node_text(node, src)).is_some();
+            match (words.is_empty() && valid, is_assignment_node) {
+                (true, true) => assignments.push(assignment(node, src)),
+                (true, false) => {
+                    let word = words::from_node(node, src);
+                    let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
+                    let name = name.trim_end_matches('+').to_string();
+                    let value = Word {
+                        text: value.to_string(),
+                        ..word.clone()
+                    };
+                    assignments.push((name, value));
+                }
+                (false, true) => words.push(assignment_word(node, src)),
+                (false, false) => words.push(words::from_node(node, src)),
+            }
+        }
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
