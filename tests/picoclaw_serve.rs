@@ -700,7 +700,7 @@ fn hot_reload_swaps_in_valid_edits_and_keeps_the_last_good_policy() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(s.stderr().contains("policy.yaml:4"), "{}", s.stderr());
+    s.wait_for_stderr("policy.yaml:4", RELOAD_TIMEOUT);
     assert_denied(
         &s.before_tool("exec", json!({"command": "echo hello-reload"})),
         "hello-reload is now forbidden",
@@ -772,11 +772,8 @@ fn a_policy_broken_at_start_denies_tool_calls_and_lets_llm_requests_through() {
     );
     assert_continue(&reply);
     assert_eq!(s.call("hook.hello", json!({}))["ok"], json!(true));
-    assert!(
-        s.stderr().contains("tool calls are denied until it does"),
-        "{}",
-        s.stderr()
-    );
+    // stderr is read by another thread: wait for the line, do not race it.
+    s.wait_for_stderr("tool calls are denied until it does", RELOAD_TIMEOUT);
 
     // Once fixed, the policy is picked up.
     dir.replace("policy.yaml", BASE);
