@@ -160,10 +160,23 @@ impl Analyzer {
                 };
                 walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
             }
+            // Text the tree left out may be a command: never from the
+            // shortcut (read the line as written), a parse error otherwise.
+            if !walked.dropped_text.is_empty() && route == Route::Fast && parsed.is_flattened() {
+                route = Route::Exact;
+                continue 'parse;
+            }
             break (parsed, walked);
         };
         if let Some(error) = syntax::first_error(&parsed.tree, source) {
             self.note_in(OpaqueKind::ParseError, error, &context.via);
+        } else if let Some(&at) = walked.dropped_text.first() {
+            let line = source[..at].matches('\n').count() + 1;
+            self.note_in(
+                OpaqueKind::ParseError,
+                format!("the bash grammar left out part of line {line}"),
+                &context.via,
+            );
         } else if !walked.stray_words.is_empty() {
             let words = excerpt(&walked.stray_words.join(" "));
             self.note_in(

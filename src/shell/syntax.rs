@@ -77,6 +77,13 @@ pub struct Parsed<'a> {
     separators: Vec<usize>,
 }
 
+impl Parsed<'_> {
+    /// True when the tree is of the flattened view (see `view::flatten_pipes`).
+    pub fn is_flattened(&self) -> bool {
+        !self.separators.is_empty()
+    }
+}
+
 /// Parse `src` as a bash script.
 pub fn parse<'a>(
     src: &'a str,
@@ -257,6 +264,9 @@ mod tests {
             assert!(!fast.is_opaque(), "{line:?}: {:?}", fast.opaque);
         }
         // The grammar refuses an assignment before a `|`; both routes say so.
+        // The grammar once dropped a word here; the line is reported.
+        let line = "s|s|x= <- - x= -";
+        assert_eq!(analyze(line), crate::shell::analyze_exact(line));
         let line = "ls |lptring=|lll";
         let (fast, exact) = (analyze(line), crate::shell::analyze_exact(line));
         assert_eq!(fast, exact);

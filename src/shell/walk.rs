@@ -52,6 +52,10 @@ pub struct Walked {
     /// simple command unless a backslash continues the line, so each of
     /// these is a misread: the analyser parses again with `;` there.
     pub misread_newlines: Vec<usize>,
+    /// Offsets of text between the parts of a command that the tree left
+    /// out (the grammar once dropped a `-` in `x= <- - x= -`): the tree
+    /// does not show everything the line runs.
+    pub dropped_text: Vec<usize>,
     /// Words after the redirection of a compound command or function
     /// (`{ a; } > f rm -rf /`): bash refuses such a line.
     pub stray_words: Vec<String>,
@@ -60,7 +64,7 @@ pub struct Walked {
 /// Commands of one script in source order; stops after `limit` commands.
 pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     let mut found = Vec::new();
-    let mut misread = Vec::new();
+    let mut misread = GapFindings::default();
     let mut stray = Vec::new();
     // Redirections written around a command (`cmd <<EOF`, `cmd < f`) hang off
     // the enclosing redirected_statement; remember them by the command's id.
@@ -156,7 +160,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
             if !cursor.goto_parent() {
                 return Walked {
                     commands: found,
-                    misread_newlines: misread,
+                    misread_newlines: misread.newlines,
+                    dropped_text: misread.dropped,
                     stray_words: stray,
                 };
             }
@@ -164,7 +169,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     }
     Walked {
         commands: found,
-        misread_newlines: misread,
+        misread_newlines: misread.newlines,
+        dropped_text: misread.dropped,
         stray_words: stray,
     }
 }
@@ -235,10 +241,18 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
+/// What the white space between the children of nodes held.
+#[derive(Default)]
+pub struct GapFindings {
+    newlines: Vec<usize>,
+    dropped: Vec<usize>,
+}
+
 /// Watches the white space between the children of one node for a newline
-/// that no backslash continues (see [`Walked::misread_newlines`]). Only the
-/// first is reported: a `;` there ends the command, and the parser reads
-/// the rest again (a `;` at each of several could give `;;` or `! ;`).
+/// that no backslash continues (see [`Walked::misread_newlines`]) and for
+/// text that is not white space at all ([`Walked::dropped_text`]). Only the
+/// first newline is reported: a `;` there ends the command, and the parser
+/// reads the rest again (a `;` at each of several could give `;;` or `! ;`).
 #[derive(Default)]
 struct Gaps {
     previous_end: Option<usize>,
@@ -246,22 +260,32 @@ struct Gaps {
 }
 
 impl Gaps {
-    fn check(&mut self, src: &str, child: Node<'_>, into: &mut Vec<usize>) {
+    fn check(&mut self, src: &str, child: Node<'_>, into: &mut GapFindings) {
         let start = child.start_byte();
         let Some(end) = self.previous_end.replace(child.end_byte()) else {
             return;
         };
+        let bytes = src.as_bytes();
+        let gap = end.min(start)..start.min(bytes.len());
+        // The grammar's extras: blanks, line continuations, and a
+        // backslash before a blank.
+        if let Some(at) = gap.clone().find(|&at| {
+            !matches!(
+                bytes[at],
+                b' ' | b'\t' | b'\n' | b'\r' | b'\\' | 0x0b | 0x0c
+            )
+        }) {
+            into.dropped.push(at);
+        }
         if self.found {
             return;
         }
-        let bytes = src.as_bytes();
-        let mut gap = end.min(start)..start.min(bytes.len());
-        let newline = gap.find(|&at| {
+        let newline = gap.clone().find(|&at| {
             let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
             bytes[at] == b'\n' && !before.ends_with(b"\\")
         });
         if let Some(at) = newline {
-            into.push(at);
+            into.newlines.push(at);
             self.found = true;
         }
     }
@@ -371,7 +395,7 @@ fn remember_redirects<'t>(
     None
 }
 
-fn simple_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
+fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> FoundCommand {
     let mut command = FoundCommand {
         words: Vec::new(),
         assignments: Vec::new(),
@@ -455,7 +479,7 @@ fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
 
 /// `declare`/`export`/`local`/`readonly`/`typeset` and `unset` have their own
 /// node kinds; they are reported as commands named by their keyword.
-fn builtin_command(node: Node<'_>, src: &str, misread: &mut Vec<usize>) -> FoundCommand {
+fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> FoundCommand {
     let mut words_found = Vec::new();
     let mut gaps = Gaps::default();
     let mut cursor = node.walk();
