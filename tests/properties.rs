@@ -161,7 +161,7 @@ proptest! {
     /// denial into an allow.
     #[test]
     fn redirections_between_arguments_never_change_the_verdict(
-        core in core_command(),
+        core in core_command().prop_filter("splits on spaces", |c| !c.contains('\'')),
         redirects in prop::collection::vec(
             (prop::sample::select(vec!["> /dev/null", "2>&1", "&>/tmp/log", ">>out", "<<< x", ">&2", "2>/dev/null"]), any::<prop::sample::Index>()),
             1..3,
@@ -171,7 +171,6 @@ proptest! {
         let plain = denying_rule(core);
         // Insert each redirection at a word boundary after the program.
         let mut words: Vec<String> = core.split(' ').map(str::to_string).collect();
-        prop_assume!(!core.contains('\''));
         for (redirect, at) in &redirects {
             let at = 1 + at.index(words.len());
             words.insert(at, redirect.to_string());
