@@ -148,8 +148,13 @@ impl Analyzer {
                     break;
                 }
                 let misread = std::mem::take(&mut walked.misread_newlines);
-                parsed = match syntax::reparse_with_terminators(parsed, &misread, &mut self.budget)
-                {
+                let comments = std::mem::take(&mut walked.comments_before_misread);
+                parsed = match syntax::reparse_with_terminators(
+                    parsed,
+                    &misread,
+                    &comments,
+                    &mut self.budget,
+                ) {
                     Ok(Some(parsed)) => parsed,
                     // The flattened pipes no longer hold: read the line as written.
                     Ok(None) => {

@@ -120,15 +120,24 @@ pub fn parse<'a>(
 
 /// Parse again with a `;` shown at each of `newlines`: newlines the tree
 /// took for blanks inside a command (see `walk::Walked::misread_newlines`),
-/// where to bash they end the command, as `;` does. `None` when the view
+/// where to bash they end the command, as `;` does; `comments` ending at
+/// such a newline are shown as blanks. `None` when the view
 /// was flattened and the new tree no longer proves its flattened pipes
 /// were pipes: the caller starts again on the exact route.
 pub fn reparse_with_terminators<'a>(
     parsed: Parsed<'a>,
     newlines: &[usize],
+    comments: &[std::ops::Range<usize>],
     budget: &mut Budget,
 ) -> Result<Option<Parsed<'a>>, ParseFailure> {
     let mut bytes = parsed.bytes.into_owned();
+    // A `;` right after a comment would be part of it: blank the comment
+    // (it means nothing to bash) so the `;` ends the command.
+    for range in comments {
+        if let Some(text) = bytes.get_mut(range.clone()) {
+            text.fill(b' ');
+        }
+    }
     for &at in newlines {
         if let Some(b @ b'\n') = bytes.get_mut(at) {
             *b = b';';
@@ -253,6 +262,7 @@ mod tests {
             "s|s|x=1 <s y=2 -",
             "s|s|x==<s --x= -",
             "s|--x= <i -|x",
+            "m|r|m #\nm>/",
             "a | b | c\n> /d mr -x > /d y | z | w",
             "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",
             "a | b | x= <=< c rgs --u -50",

@@ -52,6 +52,9 @@ pub struct Walked {
     /// simple command unless a backslash continues the line, so each of
     /// these is a misread: the analyser parses again with `;` there.
     pub misread_newlines: Vec<usize>,
+    /// Comments that end where a misread newline starts: the `;` must not
+    /// become part of them, so they are parsed again as blanks.
+    pub comments_before_misread: Vec<std::ops::Range<usize>>,
     /// Offsets of text between the parts of a command that the tree left
     /// out (the grammar once dropped a `-` in `x= <- - x= -`): the tree
     /// does not show everything the line runs.
@@ -161,6 +164,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 return Walked {
                     commands: found,
                     misread_newlines: misread.newlines,
+                    comments_before_misread: misread.comments,
                     dropped_text: misread.dropped,
                     stray_words: stray,
                 };
@@ -170,6 +174,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     Walked {
         commands: found,
         misread_newlines: misread.newlines,
+        comments_before_misread: misread.comments,
         dropped_text: misread.dropped,
         stray_words: stray,
     }
@@ -245,6 +250,7 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
 #[derive(Default)]
 pub struct GapFindings {
     newlines: Vec<usize>,
+    comments: Vec<std::ops::Range<usize>>,
     dropped: Vec<usize>,
 }
 
@@ -256,12 +262,16 @@ pub struct GapFindings {
 #[derive(Default)]
 struct Gaps {
     previous_end: Option<usize>,
+    /// The previous child, when it was a comment.
+    previous_comment: Option<std::ops::Range<usize>>,
     found: bool,
 }
 
 impl Gaps {
     fn check(&mut self, src: &str, child: Node<'_>, into: &mut GapFindings) {
         let start = child.start_byte();
+        let comment = (child.kind() == "comment").then(|| child.byte_range());
+        let previous_comment = std::mem::replace(&mut self.previous_comment, comment);
         let Some(end) = self.previous_end.replace(child.end_byte()) else {
             return;
         };
@@ -286,6 +296,7 @@ impl Gaps {
         });
         if let Some(at) = newline {
             into.newlines.push(at);
+            into.comments.extend(previous_comment);
             self.found = true;
         }
     }
@@ -294,6 +305,7 @@ impl Gaps {
     /// that ends its line.
     fn restart(&mut self) {
         self.previous_end = None;
+        self.previous_comment = None;
     }
 }
 
