@@ -142,6 +142,11 @@ pub fn reparse_with_terminators<'a>(
         if let Some(b @ b'\n') = bytes.get_mut(at) {
             *b = b';';
         }
+        // A `$` that ended the line is a literal `$` to bash; before a `;`
+        // the grammar would take it for an expansion that has no name.
+        if let Some(b @ b'$') = at.checked_sub(1).and_then(|i| bytes.get_mut(i)) {
+            *b = b'a';
+        }
     }
     let tree = parse_bytes(&bytes, budget)?;
     if !parsed.separators.is_empty() && !separators_hold(&tree, &parsed.separators) {
@@ -263,6 +268,7 @@ mod tests {
             "s|s|x==<s --x= -",
             "s|--x= <i -|x",
             "m|r|m #\nm>/",
+            "x|r|0 --$\nm ->/",
             "a | b | c\n> /d mr -x > /d y | z | w",
             "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",
             "a | b | x= <=< c rgs --u -50",

@@ -110,6 +110,12 @@ impl Builder {
             if child.start_byte() > pos {
                 self.append_unquoted(slice(src, pos, child.start_byte()));
             }
+            // A `$` that ends a word (`-$`) expands nothing: bash keeps it.
+            if !child.is_named() && child.kind() == "$" && child.end_byte() == node.end_byte() {
+                self.word.text.push('$');
+                pos = pos.max(child.end_byte());
+                continue;
+            }
             self.append_node(child, src, nesting + 1);
             pos = pos.max(child.end_byte());
         }
