@@ -207,7 +207,7 @@ pub struct Check {
     pub payload: Json,
 }
 
-fn first_str<'a>(args: &'a Json, keys: Keys) -> Option<&'a str> {
+fn first_str(args: &Json, keys: Keys) -> Option<&str> {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }

@@ -208,8 +208,11 @@ pub struct GlobIndex {
     patterns: Vec<String>,
     /// The rule of each pattern.
     owners: Vec<usize>,
-    compiled: std::sync::Mutex<Option<(String, Option<String>, Option<crate::paths::PathGlobSet>)>>,
+    compiled: std::sync::Mutex<Option<CompiledGlobs>>,
 }
+
+/// The glob set compiled for one (root, home); `None` when none compiles.
+type CompiledGlobs = (String, Option<String>, Option<crate::paths::PathGlobSet>);
 
 impl GlobIndex {
     fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {

@@ -265,6 +265,105 @@ pub fn strip_ids(expr: &IdedExpr) -> String {
     out
 }
 
+/// The top-level parts of a condition (`a && b && c` or `a || b`) with their
+/// source text and value, for explanations. A condition that is neither a
+/// conjunction nor a disjunction is one part.
+pub fn explain_parts(source: &str, resolver: &PayloadResolver<'_>) -> Vec<(String, String)> {
+    use cel::common::ast::{operators, Expr};
+    let Ok(program) = compile(source) else {
+        return Vec::new();
+    };
+    let root = program.expression();
+    let op = match &root.expr {
+        Expr::Call(c)
+            if c.target.is_none()
+                && (c.func_name == operators::LOGICAL_AND
+                    || c.func_name == operators::LOGICAL_OR) =>
+        {
+            c.func_name.clone()
+        }
+        _ => return Vec::new(),
+    };
+    let mut parts = Vec::new();
+    flatten(root, &op, &mut parts);
+    let info = program.source_info();
+    parts
+        .into_iter()
+        .map(|part| {
+            let text = span_text(source, part, info).unwrap_or_else(|| "…".into());
+            let value = match evaluate(part, resolver) {
+                Ok(v) => v.to_string(),
+                Err(e) => format!("error: {e}"),
+            };
+            (text, value)
+        })
+        .collect()
+}
+
+fn flatten<'a>(e: &'a IdedExpr, op: &str, out: &mut Vec<&'a IdedExpr>) {
+    match &e.expr {
+        cel::common::ast::Expr::Call(c) if c.target.is_none() && c.func_name == op => {
+            for a in &c.args {
+                flatten(a, op, out);
+            }
+        }
+        _ => out.push(e),
+    }
+}
+
+/// The source text a node came from: the smallest and largest offsets of
+/// the node and everything below it.
+fn span_text(source: &str, node: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Option<String> {
+    let mut lo = usize::MAX;
+    let mut hi = 0usize;
+    ast::visit(node, &mut |n| {
+        if let Some((a, b)) = info.offset_for(n.id) {
+            lo = lo.min(a as usize);
+            hi = hi.max(b as usize);
+        }
+    });
+    if lo == usize::MAX {
+        return None;
+    }
+    let chars: Vec<char> = source.chars().collect();
+    let mut start = lo.min(chars.len());
+    let mut end = (hi + 1).min(chars.len());
+    // A call's recorded offsets stop at its last argument: take in its closing
+    // brackets and quotes, and a leading `!` or `(` that belongs to it.
+    let mut depth: i32 = chars[start..end]
+        .iter()
+        .map(|c| match c {
+            '(' | '[' | '{' => 1,
+            ')' | ']' | '}' => -1,
+            _ => 0,
+        })
+        .sum();
+    while end < chars.len() && (depth > 0 || matches!(chars[end], '\'' | '"')) {
+        match chars[end] {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        end += 1;
+    }
+    while start > 0 && chars[start - 1] == '!' {
+        start -= 1;
+    }
+    let text = chars[start..end]
+        .iter()
+        .collect::<String>()
+        .trim()
+        .to_string();
+    // `has(x.y)` is a macro: its node's offsets begin at the parenthesis.
+    let is_has = matches!(&node.expr, cel::common::ast::Expr::Select(s) if s.test);
+    Some(if is_has && !text.starts_with("has") {
+        let inner = text.trim_start_matches('(').trim_end_matches(')');
+        format!("has({inner})")
+    } else {
+        text
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,103 +488,4 @@ mod tests {
         eprintln!("{e:?}");
         assert!((2..=5).contains(&e.char_offset), "{e:?}");
     }
-}
-
-/// The top-level parts of a condition (`a && b && c` or `a || b`) with their
-/// source text and value, for explanations. A condition that is neither a
-/// conjunction nor a disjunction is one part.
-pub fn explain_parts(source: &str, resolver: &PayloadResolver<'_>) -> Vec<(String, String)> {
-    use cel::common::ast::{operators, Expr};
-    let Ok(program) = compile(source) else {
-        return Vec::new();
-    };
-    let root = program.expression();
-    let op = match &root.expr {
-        Expr::Call(c)
-            if c.target.is_none()
-                && (c.func_name == operators::LOGICAL_AND
-                    || c.func_name == operators::LOGICAL_OR) =>
-        {
-            c.func_name.clone()
-        }
-        _ => return Vec::new(),
-    };
-    let mut parts = Vec::new();
-    flatten(root, &op, &mut parts);
-    let info = program.source_info();
-    parts
-        .into_iter()
-        .map(|part| {
-            let text = span_text(source, part, info).unwrap_or_else(|| "…".into());
-            let value = match evaluate(part, resolver) {
-                Ok(v) => v.to_string(),
-                Err(e) => format!("error: {e}"),
-            };
-            (text, value)
-        })
-        .collect()
-}
-
-fn flatten<'a>(e: &'a IdedExpr, op: &str, out: &mut Vec<&'a IdedExpr>) {
-    match &e.expr {
-        cel::common::ast::Expr::Call(c) if c.target.is_none() && c.func_name == op => {
-            for a in &c.args {
-                flatten(a, op, out);
-            }
-        }
-        _ => out.push(e),
-    }
-}
-
-/// The source text a node came from: the smallest and largest offsets of
-/// the node and everything below it.
-fn span_text(source: &str, node: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Option<String> {
-    let mut lo = usize::MAX;
-    let mut hi = 0usize;
-    ast::visit(node, &mut |n| {
-        if let Some((a, b)) = info.offset_for(n.id) {
-            lo = lo.min(a as usize);
-            hi = hi.max(b as usize);
-        }
-    });
-    if lo == usize::MAX {
-        return None;
-    }
-    let chars: Vec<char> = source.chars().collect();
-    let mut start = lo.min(chars.len());
-    let mut end = (hi + 1).min(chars.len());
-    // A call's recorded offsets stop at its last argument: take in its closing
-    // brackets and quotes, and a leading `!` or `(` that belongs to it.
-    let mut depth: i32 = chars[start..end]
-        .iter()
-        .map(|c| match c {
-            '(' | '[' | '{' => 1,
-            ')' | ']' | '}' => -1,
-            _ => 0,
-        })
-        .sum();
-    while end < chars.len() && (depth > 0 || matches!(chars[end], '\'' | '"')) {
-        match chars[end] {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-        end += 1;
-    }
-    while start > 0 && chars[start - 1] == '!' {
-        start -= 1;
-    }
-    let text = chars[start..end]
-        .iter()
-        .collect::<String>()
-        .trim()
-        .to_string();
-    // `has(x.y)` is a macro: its node's offsets begin at the parenthesis.
-    let is_has = matches!(&node.expr, cel::common::ast::Expr::Select(s) if s.test);
-    Some(if is_has && !text.starts_with("has") {
-        let inner = text.trim_start_matches('(').trim_end_matches(')');
-        format!("has({inner})")
-    } else {
-        text
-    })
 }

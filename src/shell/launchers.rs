@@ -1012,6 +1012,6 @@ mod tests {
     #[test]
     fn launched_arguments_are_marked_foreign() {
         let launch = inspect("xargs", &args("-0 rm -rf"), None);
-        assert_eq!(launch.foreign, [1..3]);
+        assert_eq!(launch.foreign, [Range { start: 1, end: 3 }]);
     }
 }
