@@ -283,6 +283,9 @@ mod tests {
         // The grammar once dropped a word here; the line is reported.
         let line = "s|s|x= <- - x= -";
         assert_eq!(analyze(line), crate::shell::analyze_exact(line));
+        // Backticks inside a word: the program is computed, alike both ways.
+        let line = "`''X|X|n`-`s&&r`-";
+        assert_eq!(analyze(line), crate::shell::analyze_exact(line));
         let line = "ls |lptring=|lll";
         let (fast, exact) = (analyze(line), crate::shell::analyze_exact(line));
         assert_eq!(fast, exact);
