@@ -176,7 +176,7 @@ impl Analyzer {
         if let Some(error) = syntax::first_error(&parsed.tree, source) {
             self.note_in(OpaqueKind::ParseError, error, &context.via);
         } else if let Some(&at) = walked.dropped_text.first() {
-            let line = source[..at].matches('\n').count() + 1;
+            let line = line_of(source, at);
             self.note_in(
                 OpaqueKind::ParseError,
                 format!("the bash grammar left out part of line {line}"),
@@ -190,7 +190,7 @@ impl Analyzer {
                 &context.via,
             );
         } else if let Some(&at) = walked.misread_newlines.first() {
-            let line = source[..at].matches('\n').count() + 1;
+            let line = line_of(source, at);
             self.note_in(
                 OpaqueKind::ParseError,
                 format!("the bash grammar reads the newline ending line {line} as a blank"),
@@ -349,6 +349,11 @@ impl Analyzer {
 }
 
 /// Enough of a long text to recognise it in a one-line message.
+/// 1-based line number of byte `at` in `source`.
+fn line_of(source: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &source.as_bytes()[..at.min(source.len())]).count() + 1
+}
+
 fn excerpt(text: &str) -> String {
     const MAX_CHARS: usize = 80;
     let mut chars = text.chars();

@@ -161,12 +161,7 @@ pub fn reparse_with_terminators<'a>(
 
 /// True when [`parse`] on the fast route keeps the flattened tree of `src`.
 pub fn takes_shortcut(src: &str) -> bool {
-    let view = parser_view(src);
-    let Some(flattened) = flatten_pipes(&view) else {
-        return false;
-    };
-    parse_bytes(&flattened.bytes, &mut Budget::default())
-        .is_ok_and(|tree| flattened.is_faithful(&tree))
+    parse(src, &mut Budget::default(), Route::Fast).is_ok_and(|parsed| parsed.is_flattened())
 }
 
 /// Parse bytes the parser may see as they are.

@@ -205,30 +205,14 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
     while i < b.len() {
         let c = b[i];
         let next = b.get(i + 1).copied();
-        let top = *stack.last()?;
-        match top {
+        match stack.last_mut()? {
             Context::Double => match c {
                 b'\\' => i += 1,
                 b'"' => {
                     stack.pop();
                 }
                 b'`' => return None,
-                b'$' => match next {
-                    Some(b'(') if b.get(i + 2) == Some(&b'(') => return None,
-                    Some(b'(') => {
-                        stack.push(Context::Code {
-                            closer: Closer::Paren,
-                            parens: 0,
-                        });
-                        i += 1;
-                    }
-                    Some(b'{') => {
-                        stack.push(Context::Brace { depth: 0 });
-                        i += 1;
-                    }
-                    Some(b'[') => return None,
-                    _ => {}
-                },
+                b'$' => i = expansion(b, i, &mut stack)?,
                 _ => {}
             },
             Context::Brace { depth } => match c {
@@ -236,27 +220,12 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                 b'\'' => i = closing_quote(b, i + 1, false)?,
                 b'"' => stack.push(Context::Double),
                 b'`' => return None,
-                b'$' if next == Some(b'(') => {
-                    if b.get(i + 2) == Some(&b'(') {
-                        return None;
-                    }
-                    stack.push(Context::Code {
-                        closer: Closer::Paren,
-                        parens: 0,
-                    });
-                    i += 1;
-                }
-                b'{' => {
-                    stack.pop();
-                    stack.push(Context::Brace { depth: depth + 1 });
-                }
-                b'}' if depth == 0 => {
+                b'$' => i = expansion(b, i, &mut stack)?,
+                b'{' => *depth += 1,
+                b'}' if *depth == 0 => {
                     stack.pop();
                 }
-                b'}' => {
-                    stack.pop();
-                    stack.push(Context::Brace { depth: depth - 1 });
-                }
+                b'}' => *depth -= 1,
                 _ => {}
             },
             Context::Code { closer, parens } => match c {
@@ -267,28 +236,10 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                 // own escaping rules, and the grammar's reading of them
                 // shifts when a `|` inside becomes `;`. Not followed.
                 b'`' => return None,
-                b'$' => match next {
-                    Some(b'\'') => i = closing_quote(b, i + 2, true)?,
-                    Some(b'(') if b.get(i + 2) == Some(&b'(') => return None,
-                    Some(b'(') => {
-                        stack.push(Context::Code {
-                            closer: Closer::Paren,
-                            parens: 0,
-                        });
-                        i += 1;
-                    }
-                    Some(b'{') => {
-                        stack.push(Context::Brace { depth: 0 });
-                        i += 1;
-                    }
-                    Some(b'[') => return None,
-                    _ => {}
-                },
+                b'$' if next == Some(b'\'') => i = closing_quote(b, i + 2, true)?,
+                b'$' => i = expansion(b, i, &mut stack)?,
                 b'<' | b'>' if next == Some(b'(') => {
-                    stack.push(Context::Code {
-                        closer: Closer::Paren,
-                        parens: 0,
-                    });
+                    stack.push(SUBSTITUTION);
                     i += 1;
                 }
                 b'<' if next == Some(b'<') => {
@@ -304,10 +255,10 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
                     if next == Some(b'(') || extglob {
                         return None;
                     }
-                    set_parens(&mut stack, parens + 1);
+                    *parens += 1;
                 }
-                b')' if parens > 0 => set_parens(&mut stack, parens - 1),
-                b')' if closer == Closer::Paren => {
+                b')' if *parens > 0 => *parens -= 1,
+                b')' if *closer == Closer::Paren => {
                     stack.pop();
                 }
                 b')' => return None,
@@ -335,6 +286,31 @@ fn certain_pipes(b: &[u8]) -> Option<Vec<usize>> {
     (stack.len() == 1).then_some(pipes)
 }
 
+/// Code inside `$(...)`, `<(...)` or `>(...)`.
+const SUBSTITUTION: Context = Context::Code {
+    closer: Closer::Paren,
+    parens: 0,
+};
+
+/// The `$` at `i`: enters `$(...)` or `${...}`, gives up on arithmetic
+/// (`$((`, `$[`), and is a plain character otherwise. Returns the offset
+/// of the last byte it read.
+fn expansion(b: &[u8], i: usize, stack: &mut Vec<Context>) -> Option<usize> {
+    match b.get(i + 1) {
+        Some(b'(') if b.get(i + 2) == Some(&b'(') => None,
+        Some(b'[') => None,
+        Some(b'(') => {
+            stack.push(SUBSTITUTION);
+            Some(i + 1)
+        }
+        Some(b'{') => {
+            stack.push(Context::Brace { depth: 0 });
+            Some(i + 1)
+        }
+        _ => Some(i),
+    }
+}
+
 /// Offset of the `]` closing a glob bracket expression opened at `open`,
 /// if it closes within the word: no blank, quote, `[` or shell operator
 /// before it (`[]...]` and `[!]...]` take the first `]` literally).
@@ -355,12 +331,6 @@ fn glob_bracket_end(b: &[u8], open: usize) -> Option<usize> {
         }
     }
     None
-}
-
-fn set_parens(stack: &mut [Context], value: u32) {
-    if let Some(Context::Code { parens, .. }) = stack.last_mut() {
-        *parens = value;
-    }
 }
 
 /// Offset of the `'` closing a quote whose text starts at `from`; in an
