@@ -263,6 +263,7 @@ mod tests {
             "s|s|x==<s --x= -",
             "s|--x= <i -|x",
             "m|r|m #\nm>/",
+            "cat f|cat f|}\n]||2>&1;",
             "x|r|0 --$\nm ->/",
             "a | b | c\n> /d mr -x > /d y | z | w",
             "cat f|x=1 2>&1\ncat f | cat f | then | cat f | cat f",

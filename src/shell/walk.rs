@@ -290,13 +290,22 @@ impl Gaps {
         if self.found {
             return;
         }
-        let newline = gap.clone().find(|&at| {
-            let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
-            bytes[at] == b'\n' && !before.ends_with(b"\\")
-        });
-        if let Some(at) = newline {
+        if let Some(at) = unescaped_newline(bytes, gap) {
             into.newlines.push(at);
             into.comments.extend(previous_comment);
+            self.found = true;
+        }
+    }
+
+    /// A bare word (no quotes, no expansions) never holds a newline to
+    /// bash unless a backslash continues the line; the grammar once read
+    /// `}`, newline, `]` after a pipeline as one word.
+    fn check_word(&mut self, src: &str, word: Node<'_>, into: &mut GapFindings) {
+        if self.found || word.kind() != "word" {
+            return;
+        }
+        if let Some(at) = unescaped_newline(src.as_bytes(), word.byte_range()) {
+            into.newlines.push(at);
             self.found = true;
         }
     }
@@ -307,6 +316,15 @@ impl Gaps {
         self.previous_end = None;
         self.previous_comment = None;
     }
+}
+
+/// The first newline in `range` that no backslash continues.
+fn unescaped_newline(bytes: &[u8], range: std::ops::Range<usize>) -> Option<usize> {
+    let range = range.start.min(bytes.len())..range.end.min(bytes.len());
+    range.into_iter().find(|&at| {
+        let before = bytes[..at].strip_suffix(b"\r").unwrap_or(&bytes[..at]);
+        bytes[at] == b'\n' && !before.ends_with(b"\\")
+    })
 }
 
 /// Label recorded in `via` for commands nested inside this node.
@@ -438,6 +456,10 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
         }
         let word_at = match (field, child.kind()) {
             (Some("name" | "argument"), _) => {
+                let name_word = child
+                    .named_child(0)
+                    .filter(|_| child.kind() == "command_name");
+                gaps.check_word(src, name_word.unwrap_or(child), misread);
                 let word = words::from_node(child, src);
                 match last_word {
                     Some((at, end)) if only_line_continuations(src, end, child.start_byte()) => {
