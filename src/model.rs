@@ -25,6 +25,40 @@ pub struct PolicyFile {
     /// condition, and its effect.
     #[serde(default)]
     pub rules: Vec<Rule>,
+    /// Present only in a pack: a named, versioned set of rules shipped with
+    /// hook-policy (see `policy packs`). A user's policy never needs it.
+    #[serde(default)]
+    pub pack: Option<PackHeader>,
+}
+
+/// What a pack says about itself.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackHeader {
+    /// The pack's name, used to enable it (`git`, `databases`, `cloud.aws`).
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_.-]*$"), length(max = 64))]
+    pub name: String,
+    /// Bumped whenever a rule is added, removed or changes what it matches.
+    pub version: u32,
+    /// What the pack protects against, in one or two sentences.
+    pub description: String,
+    /// Part of the recommended set that a policy enables with `recommended`.
+    #[serde(default)]
+    pub recommended: bool,
+}
+
+/// How bad it is when the guarded action happens anyway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Loss of data or access that cannot be undone (the disk, the cloud account, `/`).
+    Critical,
+    /// Loss that is hard to undo (git history, a database, a namespace).
+    High,
+    /// Damage that can be repaired with some work.
+    Medium,
+    /// A risky habit rather than damage.
+    Low,
 }
 
 /// The format version; only 1 exists.
@@ -98,6 +132,10 @@ pub struct Rule {
     #[serde(default)]
     #[schemars(example = &"Stop recursive deletes, however they are spelt")]
     pub description: Option<String>,
+    /// How serious the guarded action is; packs give one for every rule.
+    #[serde(default)]
+    #[schemars(example = &"high")]
+    pub severity: Option<Severity>,
     /// The hook point this rule applies to, or a list of them.
     #[schemars(example = &"pre_shell_exec", example = serde_json::json!(["pre_file_read", "pre_file_write"]))]
     pub hook: Hooks,
