@@ -28,6 +28,7 @@ pub struct PolicyFile {
     /// Present only in a pack: a named, versioned set of rules shipped with
     /// hook-policy (see `policy packs`). A user's policy never needs it.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"name": "git", "version": 1, "description": "Commands that destroy git history or uncommitted work.", "recommended": true}))]
     pub pack: Option<PackHeader>,
 }
 
@@ -37,13 +38,17 @@ pub struct PolicyFile {
 pub struct PackHeader {
     /// The pack's name, used to enable it (`git`, `databases`, `cloud.aws`).
     #[schemars(regex(pattern = r"^[a-z][a-z0-9_.-]*$"), length(max = 64))]
+    #[schemars(example = &"git", example = &"cloud.aws")]
     pub name: String,
     /// Bumped whenever a rule is added, removed or changes what it matches.
+    #[schemars(example = 1)]
     pub version: u32,
     /// What the pack protects against, in one or two sentences.
+    #[schemars(example = &"Commands that destroy git history or uncommitted work.")]
     pub description: String,
     /// Part of the recommended set that a policy enables with `recommended`.
     #[serde(default)]
+    #[schemars(example = true)]
     pub recommended: bool,
 }
 

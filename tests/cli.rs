@@ -330,6 +330,11 @@ fn every_schema_example_is_valid_and_whole_examples_load() {
                 doc
             }
             "Settings" => serde_json::json!({ "version": 1, "settings": inner }),
+            "PackHeader" => {
+                let mut header = serde_json::json!({"name": "p", "version": 1, "description": "d"});
+                header[prop] = example.clone();
+                serde_json::json!({ "version": 1, "pack": header })
+            }
             "Rule" => rule((prop, example.clone())),
             "ShellMatch" => rule(("shell", inner)),
             "UrlMatch" => rule(("url", inner)),
