@@ -347,3 +347,51 @@ fn the_catalogue_knows_the_tools_chibi_offers() {
         .collect();
     assert_eq!(listed, captured);
 }
+
+/// Issue 17, item 12: where several deny rules match, the rule that names
+/// what it denies gives the reason, not the blanket "cannot be known" one.
+#[test]
+fn sudo_bash_is_denied_as_a_root_shell() {
+    let home = shipped();
+    let (hook, mut payload) = fixture("pre_shell_exec");
+    payload["command"] = json!("sudo bash");
+    let reply = home.reply(&hook, &payload);
+    assert_eq!(reply["denied"], json!(true), "{reply}");
+    let reason = reply["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("starting a root shell is not allowed")
+            && reason.contains("[hook-policy rule: no-root-shells]"),
+        "{reason}"
+    );
+}
+
+/// The order among deny reasons: a named test beats a blanket property
+/// (`opaque`), which beats a rule with no test; load order breaks ties;
+/// `priority` overrides all of it.
+#[test]
+fn deny_reasons_prefer_the_most_specific_rule_unless_priority_says_otherwise() {
+    let dir = TempDir::new("specific");
+    let rules = |opaque_priority: &str| {
+        format!(
+            "version: 1\nrules:\n  - id: shell-off\n    hook: pre_shell_exec\n    deny: \"no shell today\"\n  - id: unknowable\n    hook: pre_shell_exec\n    shell: {{ opaque: true }}\n{opaque_priority}    deny: \"cannot be known\"\n  - id: no-bash\n    hook: pre_shell_exec\n    when: command.contains('bash')\n    deny: \"no bash\"\n"
+        )
+    };
+    let (hook, mut payload) = fixture("pre_shell_exec");
+    let reason = |home: &ChibiHome, payload: &Value| {
+        home.reply(&hook, payload)["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let home = ChibiHome::install(&[&dir.write("p.yaml", &rules(""))]);
+    payload["command"] = json!("sudo bash");
+    assert!(reason(&home, &payload).starts_with("no bash"));
+    payload["command"] = json!("$X");
+    assert!(reason(&home, &payload).starts_with("cannot be known"));
+    payload["command"] = json!("ls");
+    assert!(reason(&home, &payload).starts_with("no shell today"));
+
+    let home = ChibiHome::install(&[&dir.write("q.yaml", &rules("    priority: -1\n"))]);
+    payload["command"] = json!("sudo bash");
+    assert!(reason(&home, &payload).starts_with("cannot be known"));
+}

@@ -108,6 +108,36 @@ pub struct CompiledRule {
     /// Structured matchers (`shell:`, `url:`, `path:`, `content:`), ANDed with `when`.
     pub matchers: crate::matchers::Matchers,
     pub effects: Effects,
+    /// How precisely the rule says what it denies; among denying rules of
+    /// one priority, the most specific gives the reason.
+    pub specificity: Specificity,
+}
+
+/// How precisely a rule picks what it applies to, from its tests alone.
+/// Ordered: the first is the most specific.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Specificity {
+    /// A `when` condition, or a matcher that names what it looks for: a
+    /// program, flag or argument, a URL destination, a path glob, a content
+    /// pattern.
+    Named,
+    /// Only blanket properties: a line that cannot be known
+    /// (`shell: {opaque: true}`), a path inside or outside the project.
+    Blanket,
+    /// No test at all: the rule applies to every payload of its hooks.
+    Unconditional,
+}
+
+impl Specificity {
+    pub fn of(when: Option<&Condition>, matchers: &crate::matchers::Matchers) -> Specificity {
+        if when.is_some() || matchers.names_something() {
+            Specificity::Named
+        } else if !matchers.is_empty() {
+            Specificity::Blanket
+        } else {
+            Specificity::Unconditional
+        }
+    }
 }
 
 /// Rules of one field filed under the literal values they require.
@@ -547,6 +577,7 @@ impl RuleCompiler<'_> {
             return None;
         }
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
+        let specificity = Specificity::of(when.as_ref(), &matchers);
         Some(CompiledRule {
             id: self.rule().id.clone(),
             description: self.rule().description.clone(),
@@ -569,6 +600,7 @@ impl RuleCompiler<'_> {
             when,
             matchers,
             effects,
+            specificity,
         })
     }
 
