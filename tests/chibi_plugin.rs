@@ -306,21 +306,80 @@ fn every_captured_payload_gets_a_reply_chibi_accepts() {
     }
 }
 
-#[test]
-fn called_as_a_tool_it_lists_the_active_rules() {
-    let home = shipped();
+/// The plugin called by the model as a tool, the way chibi calls it:
+/// `CHIBI_TOOL_NAME` set, no `CHIBI_HOOK`, the arguments as JSON on stdin.
+fn tool_call(home: &ChibiHome, arguments: &[u8]) -> String {
     let out = run(
         &home.plugin(),
         &[],
-        &[("CHIBI_TOOL_NAME", "hook_policy")],
-        b"{}",
+        &[
+            ("CHIBI_TOOL_NAME", "hook_policy"),
+            ("CHIBI_PROJECT_ROOT", "/home/user/demo/project"),
+        ],
+        arguments,
     );
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn called_as_a_tool_it_lists_the_active_rules() {
+    let home = shipped();
+    for arguments in [&b"{}"[..], b"", br#"{"hook": null}"#] {
+        let text = tool_call(&home, arguments);
+        assert!(
+            text.contains("no-recursive-force-delete")
+                && text.contains("pre_shell_exec")
+                && text.contains("no-env-files"),
+            "{text}"
+        );
+    }
+}
+
+/// Issue 17, item 9: the `hook` argument was ignored, so asking for one
+/// hook listed every rule.
+#[test]
+fn called_as_a_tool_with_a_hook_it_lists_only_that_hooks_rules() {
+    let home = shipped();
+    let text = tool_call(&home, br#"{"hook": "pre_shell_exec"}"#);
+    assert!(text.contains("on hook `pre_shell_exec`"), "{text}");
     assert!(
-        text.contains("no-recursive-force-delete") && text.contains("pre_shell_exec"),
+        text.contains("no-recursive-force-delete") && text.contains("no-root-shells"),
         "{text}"
     );
+    assert!(
+        !text.contains("no-env-files") && !text.contains("pre_file_read"),
+        "rules of other hooks are listed: {text}"
+    );
+    let text = tool_call(&home, br#"{"hook": "on_start"}"#);
+    assert!(text.contains("No active guardrail rules"), "{text}");
+}
+
+#[test]
+fn called_as_a_tool_with_bad_arguments_it_says_what_to_send() {
+    let home = shipped();
+    let cases: [(&[u8], &str); 5] = [
+        (
+            br#"{"hook": "pre_shell_exc"}"#,
+            "Did you mean `pre_shell_exec`?",
+        ),
+        (br#"{"hook": 3}"#, "`hook` must be a hook name"),
+        (b"pre_shell_exec", "not valid JSON"),
+        (br#"["pre_shell_exec"]"#, "must be a JSON object"),
+        (
+            br#"{"hooks": "pre_shell_exec"}"#,
+            "unknown argument `hooks`",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let text = tool_call(&home, arguments);
+        assert!(text.contains(expected), "{text}");
+        assert!(
+            text.contains(r#"{"hook": "pre_shell_exec"}"#),
+            "says what to send: {text}"
+        );
+        assert!(!text.contains("no-env-files"), "no rule list: {text}");
+    }
 }
 
 /// The catalogue's list of chibi's built-in tools (used to catch misspelt

@@ -280,8 +280,8 @@ pub fn run_plugin(
         let _ = writeln!(stdout, "{}", reply.json);
         return 0;
     }
-    // Called by the model as a tool.
-    let _ = writeln!(stdout, "{}", tool_answer(manifest));
+    // Called by the model as a tool: the arguments are the JSON on stdin.
+    let _ = writeln!(stdout, "{}", tool_answer(manifest, &input));
     0
 }
 
@@ -478,40 +478,107 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
         "parameters": {
             "type": "object",
             "properties": {
-                "hook": { "type": "string", "description": "Only list the rules of this hook point." }
-            }
+                "hook": { "type": "string", "description": "Only list the rules of this hook point (for example pre_shell_exec)." }
+            },
+            "additionalProperties": false
         },
         "hooks": hooks,
     })
 }
 
-/// What the model gets when it calls the plugin as a tool: the active rules.
-pub fn tool_answer(manifest: &Manifest) -> String {
-    match engine::prepare(&manifest.policy, None) {
+/// What the model gets when it calls the plugin as a tool: the active
+/// rules, or only those of the hook named by the `hook` argument. The
+/// answer is read by the model, so bad arguments get a sentence saying
+/// what to send instead, never an empty or partial list.
+pub fn tool_answer(manifest: &Manifest, input: &Result<Vec<u8>, String>) -> String {
+    let only = match tool_hook_argument(input) {
+        Ok(only) => only,
+        Err(message) => return format!("hook-policy: {message}"),
+    };
+    let policy = match engine::prepare(&manifest.policy, None) {
         Prepared::Broken { message, .. } => {
-            format!("The guardrail policy failed to load: {message}")
+            return format!("The guardrail policy failed to load: {message}")
         }
-        Prepared::Ready(policy) => {
-            let mut out = String::from("Active guardrail rules (hook-policy):\n");
-            for rule in &policy.rules {
-                let effects: Vec<&str> = EffectKind::ALL
-                    .iter()
-                    .filter(|e| effect_present(&rule.effects, **e))
-                    .map(|e| e.key())
-                    .collect();
-                out.push_str(&format!(
-                    "- {} [{}; {}]",
-                    rule.id,
-                    rule.hooks.join(", "),
-                    effects.join(", ")
-                ));
-                if let Some(d) = &rule.description {
-                    out.push_str(": ");
-                    out.push_str(d);
-                }
-                out.push('\n');
-            }
-            out
+        Prepared::Ready(policy) => policy,
+    };
+    let rules: Vec<_> = policy
+        .rules
+        .iter()
+        .filter(|r| only.is_none_or(|h| r.hooks.contains(&h)))
+        .collect();
+    let mut out = match only {
+        Some(h) if rules.is_empty() => {
+            return format!("No active guardrail rules (hook-policy) on hook `{h}`.")
+        }
+        Some(h) => format!("Active guardrail rules (hook-policy) on hook `{h}`:\n"),
+        None => String::from("Active guardrail rules (hook-policy):\n"),
+    };
+    for rule in rules {
+        let effects: Vec<&str> = EffectKind::ALL
+            .iter()
+            .filter(|e| effect_present(&rule.effects, **e))
+            .map(|e| e.key())
+            .collect();
+        out.push_str(&format!(
+            "- {} [{}; {}]",
+            rule.id,
+            rule.hooks.join(", "),
+            effects.join(", ")
+        ));
+        if let Some(d) = &rule.description {
+            out.push_str(": ");
+            out.push_str(d);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `hook` argument of a tool call: `None` for all hooks (no arguments,
+/// `{}`, or `"hook": null`), else a catalogued hook name.
+fn tool_hook_argument(input: &Result<Vec<u8>, String>) -> Result<Option<&'static str>, String> {
+    const USAGE: &str =
+        r#"send {} for every rule, or {"hook": "pre_shell_exec"} for the rules of one hook"#;
+    let bytes = input
+        .as_ref()
+        .map_err(|e| format!("cannot read the tool arguments ({e}); {USAGE}"))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let args: Json = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the tool arguments are not valid JSON ({e}); {USAGE}"))?;
+    let Json::Object(args) = args else {
+        return Err(format!("the tool arguments must be a JSON object; {USAGE}"));
+    };
+    if let Some(other) = args.keys().find(|k| *k != "hook") {
+        return Err(format!(
+            "unknown argument `{other}`: the only argument is `hook`; {USAGE}"
+        ));
+    }
+    let name = match args.get("hook") {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::String(name)) => name,
+        Some(other) => {
+            return Err(format!(
+                "`hook` must be a hook name (a string), not {other}; {USAGE}"
+            ))
+        }
+    };
+    match catalogue::hook(name) {
+        Some(hook) => Ok(Some(hook.name)),
+        None => {
+            let hint = crate::diagnostic::did_you_mean(name, catalogue::hook_names())
+                .map(|h| format!(" Did you mean `{h}`?"))
+                .unwrap_or_default();
+            let known: Vec<&str> = catalogue::HOOKS
+                .iter()
+                .filter(|h| h.harness.is_none())
+                .map(|h| h.name)
+                .collect();
+            Err(format!(
+                "unknown hook `{name}`.{hint} {USAGE}; chibi's hooks: {}",
+                known.join(", ")
+            ))
         }
     }
 }
