@@ -271,9 +271,6 @@ pub fn run_plugin(
             }),
         );
         let reply = hook_call(manifest, hook, &input, &inv.project_root, Some(&watchdog));
-        if !watchdog.claim() {
-            watchdog.yield_forever();
-        }
         for line in &reply.stderr {
             let _ = writeln!(stderr, "{line}");
         }
@@ -286,7 +283,9 @@ pub fn run_plugin(
 }
 
 /// One hook call from raw stdin bytes to the reply, logged when a decision
-/// log is configured.
+/// log is configured. With a watchdog, the reply is claimed from it before
+/// the log line is written: if the deadline answered instead, it wrote the
+/// call's line, and this never returns.
 pub fn hook_call(
     manifest: &Manifest,
     hook: &HookPoint,
@@ -296,12 +295,12 @@ pub fn hook_call(
 ) -> Reply {
     let started = std::time::Instant::now();
     let (mut reply, facts) = decide_call(manifest, hook, input, project_root, watchdog);
-    let log = std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or(facts.log.clone());
-    if let Some(path) = log {
-        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+    if let Some(w) = watchdog {
+        if !w.claim() {
+            w.yield_forever();
+        }
+    }
+    if let Some(log) = &facts.log {
         let record = decision_log::Record {
             harness: HARNESS,
             hook: hook.name,
@@ -310,13 +309,14 @@ pub fn hook_call(
             rule: facts.rule.as_deref(),
             reason_template: facts.reason_template.as_deref(),
             error: facts.error.as_deref(),
-            payload,
+            payload: log.payload,
             micros: started.elapsed().as_micros(),
         };
-        if let Err(e) = decision_log::append(&path, &record) {
+        let json = record.to_json_with(&decision_log::rfc3339_now(), &log.payload_sha256);
+        if let Err(e) = decision_log::append_line(&log.path, &decision_log::line(&json)) {
             reply.stderr.push(format!(
                 "hook-policy: cannot write the decision log {}: {e}",
-                path.display()
+                log.path.display()
             ));
         }
     }
@@ -325,12 +325,65 @@ pub fn hook_call(
 
 /// What the decision log needs to know beyond the reply.
 #[derive(Default)]
-struct CallFacts {
-    log: Option<PathBuf>,
+struct CallFacts<'a> {
+    log: Option<LogTarget<'a>>,
     matched: Vec<String>,
     rule: Option<String>,
     reason_template: Option<String>,
     error: Option<String>,
+}
+
+/// Where this call's log line goes, and the payload it identifies.
+struct LogTarget<'a> {
+    path: PathBuf,
+    payload: &'a [u8],
+    payload_sha256: String,
+}
+
+impl<'a> LogTarget<'a> {
+    /// Sets the log up for the call, and gives the watchdog the line it
+    /// writes should the deadline pass (rendered now: a signal handler
+    /// cannot allocate).
+    fn new(
+        path: PathBuf,
+        hook: &HookPoint,
+        input: &'a Result<Vec<u8>, String>,
+        watchdog: Option<&Watchdog>,
+    ) -> LogTarget<'a> {
+        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+        let payload_sha256 = decision_log::digest(payload);
+        if let Some(w) = watchdog {
+            let time = decision_log::rfc3339_at(w.fires_at());
+            w.log_to(&path, |on_error| {
+                let failed = failure_reply(hook, failure_mode(hook, on_error), w.message());
+                let record = decision_log::Record {
+                    harness: HARNESS,
+                    hook: hook.name,
+                    decision: decision_kind(&failed.json, true),
+                    matched: &[],
+                    rule: None,
+                    reason_template: None,
+                    error: Some(w.message()),
+                    payload,
+                    micros: w.deadline().as_micros(),
+                };
+                decision_log::line(&record.to_json_with(&time, &payload_sha256))
+            });
+        }
+        LogTarget {
+            path,
+            payload,
+            payload_sha256,
+        }
+    }
+}
+
+/// The log file: `HOOK_POLICY_LOG`, else the policy's `settings.log`.
+fn log_path(configured: Option<&PathBuf>) -> Option<PathBuf> {
+    std::env::var_os(decision_log::ENV_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| configured.cloned())
 }
 
 fn decision_kind(reply: &Json, failed: bool) -> &'static str {
@@ -347,13 +400,16 @@ fn decision_kind(reply: &Json, failed: bool) -> &'static str {
     }
 }
 
-fn decide_call(
+fn decide_call<'a>(
     manifest: &Manifest,
     hook: &HookPoint,
-    input: &Result<Vec<u8>, String>,
+    input: &'a Result<Vec<u8>, String>,
     project_root: &str,
     watchdog: Option<&Watchdog>,
-) -> (Reply, CallFacts) {
+) -> (Reply, CallFacts<'a>) {
+    // A log named by the environment is known before the policy loads: a
+    // deadline passing while it loads is logged too.
+    let mut log = log_path(None).map(|path| LogTarget::new(path, hook, input, watchdog));
     // Installed plugins keep their cache beside themselves (see src/cache.rs).
     let cache_dir = crate::current_exe().and_then(|exe| exe.parent().map(|d| d.join("cache")));
     let policy = match crate::cache::prepare(&manifest.policy, hook.name, cache_dir.as_deref()) {
@@ -369,14 +425,18 @@ fn decide_call(
             return (
                 reply,
                 CallFacts {
+                    log,
                     error: Some(message),
                     ..CallFacts::default()
                 },
             );
         }
     };
+    if log.is_none() {
+        log = log_path(policy.log.as_ref()).map(|path| LogTarget::new(path, hook, input, watchdog));
+    }
     let mut facts = CallFacts {
-        log: policy.log.clone(),
+        log,
         ..CallFacts::default()
     };
     let payload = match input
