@@ -454,3 +454,77 @@ fn deny_reasons_prefer_the_most_specific_rule_unless_priority_says_otherwise() {
     payload["command"] = json!("sudo bash");
     assert!(reason(&home, &payload).starts_with("cannot be known"));
 }
+
+/// Issue 17, item 11: a tool `pre_api_tools` hid from the model ran anyway
+/// when the model called it by name. chibi's `pre_tool` now asks the tool
+/// filter too, with the turn's context that `pre_api_tools` recorded.
+#[test]
+fn pre_tool_blocks_a_tool_the_filter_hid_this_turn() {
+    let home = shipped();
+    let (filter_hook, mut turn) = fixture("pre_api_tools");
+    let (gate_hook, mut call) = fixture("pre_tool");
+    let gate = |call: &Value| home.reply(&gate_hook, call);
+    let call_tool = |call: &mut Value, name: &str| {
+        call["tool_name"] = json!(name);
+        call["arguments"] = json!({"path": "src/main.rs"});
+    };
+    // (context, tool, blocked by)
+    let cases = [
+        ("default", "file_head", Some("file-tools-only-for-coding")),
+        ("default", "shell_exec", None),
+        ("coding", "file_head", None),
+        ("safe", "shell_exec", Some("safe-context-tools")),
+        ("safe", "update_goals", None),
+        ("readonly", "write_file", Some("readonly-context-no-writes")),
+        ("readonly", "file_head", None),
+    ];
+    for (context, tool, blocked_by) in cases {
+        turn["context_name"] = json!(context);
+        home.reply(&filter_hook, &turn);
+        call_tool(&mut call, tool);
+        let reply = gate(&call);
+        match blocked_by {
+            Some(rule) => {
+                assert_eq!(reply["block"], json!(true), "{context}/{tool}: {reply}");
+                let message = reply["message"].as_str().unwrap();
+                assert!(
+                    message.contains(&format!("`{tool}` is not offered")) && message.contains(rule),
+                    "{context}/{tool}: {message}"
+                );
+            }
+            None => assert_eq!(reply, json!({}), "{context}/{tool}"),
+        }
+    }
+}
+
+/// Without a recorded turn, rules that do not need the context still
+/// hold at `pre_tool`; a filter-only policy registers `pre_tool` for it.
+#[test]
+fn pre_tool_enforces_a_context_free_filter_without_a_recorded_turn() {
+    let dir = TempDir::new("filter-gate");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-shell-tools\n    hook: pre_api_tools\n    tools: { exclude: [\"type:shell\"] }\n  - id: coding-only-fetch\n    hook: pre_api_tools\n    when: context_name != 'coding'\n    tools: { exclude: [fetch_url] }\n",
+    );
+    let home = ChibiHome::install(&[&p]);
+    let schema = stdout_json(&run(&home.plugin(), &["--schema"], &[], b""));
+    assert_eq!(schema["hooks"], json!(["pre_tool", "pre_api_tools"]));
+    let (hook, mut call) = fixture("pre_tool");
+    let reply = home.reply(&hook, &call);
+    assert_eq!(reply["block"], json!(true), "{reply}");
+    assert!(reply["message"]
+        .as_str()
+        .unwrap()
+        .contains("no-shell-tools"));
+    // A rule that needs the context cannot decide without it, and a tool
+    // filter that cannot decide hides nothing: said on stderr.
+    call["tool_name"] = json!("fetch_url");
+    call["arguments"] = json!({"url": "https://example.com"});
+    let out = home.hook(&hook, &call);
+    assert_eq!(stdout_json(&out), json!({}));
+    assert!(
+        stderr(&out).contains("no pre_api_tools call recorded"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -12,6 +12,8 @@
 //! (chibi only runs files that really live there) beside a manifest naming
 //! the policy; the copy finds the manifest next to itself and runs as a plugin.
 
+use super::chibi_turn;
+use super::tool_call::{self, PolicySource};
 use crate::catalogue::{self, EffectKind, FailureMode, HookClass, HookPoint};
 use crate::decision_log;
 use crate::engine::{self, failure_mode, Outcome, Prepared};
@@ -470,12 +472,78 @@ fn decide_call<'a>(
             .and_then(|id| policy.rules.iter().find(|r| &r.id == id))
             .and_then(|r| r.reason_source.clone());
     }
-    let reply = reply(hook, &outcome, policy.on_error, Some(&payload));
+    let mut reply = reply(hook, &outcome, policy.on_error, Some(&payload));
+    match hook.name {
+        "pre_api_tools" => {
+            if let Some(dir) = plugin_dir() {
+                if let Err(e) = chibi_turn::remember(&dir.join(TURNS_DIR), &payload) {
+                    reply.stderr.push(format!("hook-policy: {e}"));
+                }
+            }
+        }
+        "pre_tool" if reply.json.get("block").is_none() => {
+            if let Some(tool) = payload.get("tool_name").and_then(Json::as_str) {
+                tool_filter_gate(manifest, tool, ctx, &mut reply, &mut facts);
+            }
+        }
+        _ => {}
+    }
     // One call per process: the OS reclaims this memory faster than freeing
     // a large compiled policy and payload piece by piece would.
     std::mem::forget(policy);
     std::mem::forget(payload);
     (reply, facts)
+}
+
+/// Where the turn facts live, beside the plugin (see `chibi_turn`).
+const TURNS_DIR: &str = "turns";
+
+/// The directory the installed plugin lives in.
+fn plugin_dir() -> Option<PathBuf> {
+    crate::current_exe().and_then(|exe| exe.parent().map(Path::to_path_buf))
+}
+
+/// `pre_tool`'s second question, as at every harness's tool gate: would
+/// the policy's `pre_api_tools` rules offer this tool in this turn? If not,
+/// the model called a hidden tool by name, and the call is blocked.
+fn tool_filter_gate(
+    manifest: &Manifest,
+    tool: &str,
+    ctx: DecideContext<'_>,
+    reply: &mut Reply,
+    facts: &mut CallFacts<'_>,
+) {
+    let dir = plugin_dir();
+    let turn = dir
+        .as_deref()
+        .and_then(|d| chibi_turn::recall(&d.join(TURNS_DIR)));
+    let cache = dir.map(|d| d.join("cache"));
+    let mut source = PolicySource::per_hook(manifest.policy.clone(), cache.as_deref());
+    // Types as chibi gives them: built-in tools by the catalogue, the rest
+    // are plugins (hook-policy's own tool among them).
+    let tool_type = catalogue::CHIBI_TOOLS
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map_or("plugin", |(_, ty)| *ty);
+    let recorded = turn.is_some();
+    let gate = tool_call::offered(&mut source, tool, tool_type, turn.unwrap_or_default(), ctx);
+    facts.matched.extend(gate.matched);
+    if let Some(note) = gate.note {
+        let why = if recorded {
+            ""
+        } else {
+            " (no pre_api_tools call recorded this turn's context)"
+        };
+        reply.stderr.push(format!(
+            "hook-policy: pre_tool asked the tool filter: {note}{why}"
+        ));
+    }
+    if let Some((message, rule)) = gate.refused {
+        reply.json = json!({"block": true, "message": message});
+        facts.reason_template = None;
+        facts.rule = rule;
+    }
+    std::mem::forget(source);
 }
 
 /// Reads all of stdin (chibi writes the whole payload before timing us, and
@@ -510,11 +578,13 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
             (
                 // Only chibi's own hook points; other harnesses' native
                 // events never fire here.
-                policy
-                    .hooks()
-                    .into_iter()
-                    .filter(|h| catalogue::hook(h).is_some_and(|hp| hp.harness.is_none()))
-                    .collect::<Vec<_>>(),
+                with_tool_gate(
+                    policy
+                        .hooks()
+                        .into_iter()
+                        .filter(|h| catalogue::hook(h).is_some_and(|hp| hp.harness.is_none()))
+                        .collect(),
+                ),
                 format!(
                     "Guardrail policy ({n} rule{}, from {}). Call this tool to list the active rules.",
                     if n == 1 { "" } else { "s" },
@@ -544,6 +614,16 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
         },
         "hooks": hooks,
     })
+}
+
+/// A tool filter needs `pre_tool` too: there, a hidden tool the model calls
+/// by name is blocked (see `tool_filter_gate`).
+fn with_tool_gate(mut hooks: Vec<&'static str>) -> Vec<&'static str> {
+    if hooks.contains(&"pre_api_tools") && !hooks.contains(&"pre_tool") {
+        hooks.push("pre_tool");
+        hooks.sort_by_key(|h| catalogue::HOOKS.iter().position(|hp| hp.name == *h));
+    }
+    hooks
 }
 
 /// What the model gets when it calls the plugin as a tool: the active
