@@ -749,7 +749,8 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
     // Refuse to install a policy that does not load: chibi would deny everything.
     if let Prepared::Broken { message, .. } = engine::prepare(&absolute, None) {
         return Err(format!(
-            "the policy does not load, fix it first (`policy check`): {message}"
+            "the policy does not load, fix it first ({}): {message}",
+            engine::CHECK_COMMAND
         ));
     }
     let dir = home.join("plugins").join(PLUGIN_DIR);
