@@ -528,3 +528,26 @@ fn pre_tool_enforces_a_context_free_filter_without_a_recorded_turn() {
         stderr(&out)
     );
 }
+
+/// A `pre_api_tools` payload that cannot be read leaves no turn behind:
+/// `pre_tool` must not judge by the previous turn's context.
+#[test]
+fn an_unreadable_turn_forgets_the_last_one() {
+    let home = shipped();
+    let (filter_hook, mut turn) = fixture("pre_api_tools");
+    turn["context_name"] = json!("coding");
+    home.reply(&filter_hook, &turn);
+    let (gate_hook, mut call) = fixture("pre_tool");
+    call["tool_name"] = json!("file_head");
+    call["arguments"] = json!({"path": "src/main.rs"});
+    assert_eq!(home.reply(&gate_hook, &call), json!({}));
+    let out = home.hook_raw(&filter_hook, b"{not json");
+    assert!(out.status.success());
+    let out = home.hook(&gate_hook, &call);
+    assert_eq!(stdout_json(&out), json!({}));
+    assert!(
+        stderr(&out).contains("no pre_api_tools call recorded"),
+        "judged by the last turn: {}",
+        stderr(&out)
+    );
+}

@@ -449,6 +449,10 @@ fn decide_call<'a>(
         Ok(p) => p,
         Err(e) => {
             facts.error = Some(e.clone());
+            if let (true, Some(dir)) = (hook.name == "pre_api_tools", plugin_dir()) {
+                // This turn's facts are unknown: never leave the last turn's.
+                chibi_turn::forget(&dir.join(TURNS_DIR));
+            }
             return (
                 reply(hook, &Outcome::Failed(e), policy.on_error, None),
                 facts,

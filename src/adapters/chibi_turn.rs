@@ -56,6 +56,11 @@ pub fn remember(dir: &Path, payload: &Json) -> Result<(), String> {
     })
 }
 
+/// Drops the recorded facts, when a turn's own cannot be read.
+pub fn forget(dir: &Path) {
+    let _ = std::fs::remove_file(file(dir));
+}
+
 /// The facts of the current turn, if recorded.
 pub fn recall(dir: &Path) -> Option<Map<String, Json>> {
     let text = std::fs::read(file(dir)).ok()?;
