@@ -182,7 +182,7 @@ impl EffectKind {
     /// behaves like many single-rule plugins would.
     pub fn combination(self) -> &'static str {
         match self {
-            EffectKind::Deny => "the first denying rule by priority gives the reason; the others are listed by --explain",
+            EffectKind::Deny => "the first denying rule by (priority, specificity, load order) gives the reason: a condition or a matcher naming a program, flag, destination, glob or pattern beats a blanket test (`opaque`, `inside_project` alone), which beats no test; the others are listed by --explain",
             EffectKind::Ask => "only when no rule denies: the first asking rule by priority gives the reason",
             EffectKind::Block => "the first blocking rule by priority gives the message",
             EffectKind::Arguments => "each key is set by the first rule by priority that sets it",

@@ -153,7 +153,8 @@ pub struct Rule {
     pub when: Option<String>,
     /// Order among matching rules: lower first; ties keep file order (files
     /// of a directory in name order). Decides whose reason, `fuel`, `fallback`
-    /// or request key wins.
+    /// or request key wins; between deny reasons of equal priority, the more
+    /// specific rule wins (a named test over a blanket one).
     #[serde(default)]
     #[schemars(example = -10, example = 100)]
     pub priority: Option<i64>,

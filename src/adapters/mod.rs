@@ -1,5 +1,6 @@
 //! Adapters: one file per harness, each speaking that harness's protocol.
 pub mod chibi;
+pub mod chibi_turn;
 pub mod coding_agent;
 pub mod picoclaw;
 pub mod tool_call;

@@ -348,6 +348,67 @@ fn with_rule(text: &str, rule: &str) -> String {
     format!("{text} [hook-policy rule: {rule}]")
 }
 
+/// Whether the tool filter would offer one tool: the answer of step 2.
+#[derive(Debug, Default)]
+pub struct Offered {
+    /// The reason and the rule, when the tool would not be offered.
+    pub refused: Option<(String, Option<String>)>,
+    /// Rules of the filter that matched.
+    pub matched: Vec<String>,
+    /// A filter that could not decide, for stderr: what it could not decide
+    /// hides nothing (the tool-filter class fails open).
+    pub note: Option<String>,
+}
+
+/// Asks the policy's `pre_api_tools` rules about `tool` alone, with `turn`
+/// (the rest of the payload: `context_name`, `fuel_*`) as the turn's facts.
+/// A tool hidden from the model must not run when called by name anyway.
+pub fn offered(
+    source: &mut PolicySource,
+    tool: &str,
+    tool_type: &str,
+    mut turn: Map<String, Json>,
+    ctx: DecideContext<'_>,
+) -> Offered {
+    turn.insert("tools".into(), json!([{"name": tool, "type": tool_type}]));
+    let mut out = Offered::default();
+    let policy = match source.get("pre_api_tools") {
+        Prepared::Ready(p) => p,
+        Prepared::Broken { message, .. } => {
+            out.note = Some(format!(
+                "pre_api_tools: the policy does not load: {message}"
+            ));
+            return out;
+        }
+    };
+    match engine::run(policy, "pre_api_tools", &Json::Object(turn), ctx) {
+        engine::Outcome::Failed(message) => out.note = Some(format!("pre_api_tools: {message}")),
+        engine::Outcome::Decided(d) => {
+            // Rules that failed could only have hidden more (excludes
+            // unite, includes intersect): what the others hide stays hidden.
+            if let Some(errors) = d.error_summary() {
+                out.note = Some(format!(
+                    "pre_api_tools: a rule failed at run time: {errors}"
+                ));
+            }
+            let included = d
+                .include
+                .as_ref()
+                .is_none_or(|i| i.iter().any(|n| n == tool));
+            let excluded = d.exclude.iter().any(|n| n == tool);
+            if !included || excluded {
+                let rules = d.matched.join(", ");
+                out.refused = Some((
+                    format!("the tool `{tool}` is not offered under this policy [hook-policy rule: {rules}]"),
+                    d.matched.first().cloned(),
+                ));
+            }
+            out.matched = d.matched;
+        }
+    }
+    out
+}
+
 /// Decides one tool call. `approval` selects PicoClaw's approve_tool as the
 /// native event instead of before_tool; `context_name` is what
 /// `pre_api_tools` rules see as the context (chibi's named contexts have no
@@ -410,28 +471,14 @@ pub fn decide_call(
 
     // 2. pre_api_tools with just this tool.
     let tool_type = mapping(harness, tool).map_or("other", |m| m.tool_type);
-    let payload =
-        json!({"context_name": context_name, "tools": [{"name": tool, "type": tool_type}]});
-    match ask(source, "pre_api_tools", &payload, ctx) {
-        // A broken filter hides nothing (its hook class fails open).
-        Answer::Failed { message, .. } => out.notes.push(format!("pre_api_tools: {message}")),
-        Answer::Decided(d) => {
-            out.matched.extend(d.matched.iter().cloned());
-            let included = d
-                .include
-                .as_ref()
-                .is_none_or(|i| i.iter().any(|n| n == tool));
-            let excluded = d.exclude.iter().any(|n| n == tool);
-            if !included || excluded {
-                let rules = d.matched.join(", ");
-                deny(
-                    &mut out,
-                    format!("the tool `{tool}` is not offered under this policy [hook-policy rule: {rules}]"),
-                    d.matched.first().cloned(),
-                );
-                return out;
-            }
-        }
+    let mut turn = Map::new();
+    turn.insert("context_name".into(), json!(context_name));
+    let gate = offered(source, tool, tool_type, turn, ctx);
+    out.matched.extend(gate.matched);
+    out.notes.extend(gate.note);
+    if let Some((reason, rule)) = gate.refused {
+        deny(&mut out, reason, rule);
+        return out;
     }
 
     // 3. The permission hooks of the tool's action, then 4. the native event.

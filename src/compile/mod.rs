@@ -13,8 +13,7 @@ use crate::expr::template::{self, Piece, Template};
 use crate::load::tree::{Node, Span, Value};
 use crate::load::{scalar, LoadedRule, PolicySet};
 use crate::model::{Fallback, IntOrExpr, OnError, Rule};
-use cel::common::ast::IdedExpr;
-use cel::Program;
+use cel::common::ast::{IdedExpr, SourceInfo};
 use serde_json::Value as Json;
 use std::collections::HashMap;
 
@@ -108,6 +107,36 @@ pub struct CompiledRule {
     /// Structured matchers (`shell:`, `url:`, `path:`, `content:`), ANDed with `when`.
     pub matchers: crate::matchers::Matchers,
     pub effects: Effects,
+    /// How precisely the rule says what it denies; among denying rules of
+    /// one priority, the most specific gives the reason.
+    pub specificity: Specificity,
+}
+
+/// How precisely a rule picks what it applies to, from its tests alone.
+/// Ordered: the first is the most specific.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Specificity {
+    /// A `when` condition, or a matcher that names what it looks for: a
+    /// program, flag or argument, a URL destination, a path glob, a content
+    /// pattern.
+    Named,
+    /// Only blanket properties: a line that cannot be known
+    /// (`shell: {opaque: true}`), a path inside or outside the project.
+    Blanket,
+    /// No test at all: the rule applies to every payload of its hooks.
+    Unconditional,
+}
+
+impl Specificity {
+    pub fn of(when: Option<&Condition>, matchers: &crate::matchers::Matchers) -> Specificity {
+        if when.is_some() || matchers.names_something() {
+            Specificity::Named
+        } else if !matchers.is_empty() {
+            Specificity::Blanket
+        } else {
+            Specificity::Unconditional
+        }
+    }
 }
 
 /// Rules of one field filed under the literal values they require.
@@ -359,8 +388,9 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         let mut rc = RuleCompiler {
             loaded,
             diags: &mut diags,
-            // The plugin build has no reference parser, so it cannot lint.
-            thorough: only_hook.is_none() && cfg!(feature = "reference-parser"),
+            // Every build checks a whole policy alike (install, `--schema`):
+            // one verdict, whichever build installed it.
+            thorough: only_hook.is_none(),
         };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);
@@ -547,6 +577,7 @@ impl RuleCompiler<'_> {
             return None;
         }
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
+        let specificity = Specificity::of(when.as_ref(), &matchers);
         Some(CompiledRule {
             id: self.rule().id.clone(),
             description: self.rule().description.clone(),
@@ -569,6 +600,7 @@ impl RuleCompiler<'_> {
             when,
             matchers,
             effects,
+            specificity,
         })
     }
 
@@ -920,14 +952,24 @@ impl RuleCompiler<'_> {
                 }
             };
         }
-        match crate::expr::compile(source) {
-            Ok(program) => {
-                let regexes_ok = self.check_regexes(&program, node, offset, key);
-                let types_ok = self.check_types(&program, node, offset, key);
+        // The checks below decide whether a policy loads, so every build
+        // runs them: the plugin build has no reference parser, and reads the
+        // expression with the fast one, whose tree carries no positions
+        // (problems then point at the start of the expression).
+        #[cfg(feature = "reference-parser")]
+        let parsed = crate::expr::compile(source)
+            .map(|program| (program.expression().clone(), Some(program)));
+        #[cfg(not(feature = "reference-parser"))]
+        let parsed = crate::expr::parse_fast(source).map(|expr| (expr, None::<cel::Program>));
+        match parsed {
+            Ok((expr, program)) => {
+                let positions = program.as_ref().map(cel::Program::source_info);
+                let regexes_ok = self.check_regexes(&expr, positions, node, offset, key);
+                let types_ok = self.check_types(&expr, positions, node, offset, key);
                 if !(regexes_ok && types_ok) {
                     return None;
                 }
-                Some(program.expression().clone())
+                Some(expr)
             }
             Err(e) => {
                 self.cel_error(node, offset + e.char_offset, &e.message, key);
@@ -1086,7 +1128,8 @@ impl RuleCompiler<'_> {
     /// found by `policy check` and not by an agent at run time.
     fn check_regexes(
         &mut self,
-        program: &Program,
+        expr: &IdedExpr,
+        positions: Option<&SourceInfo>,
         node: Option<&Node>,
         base: usize,
         key: &str,
@@ -1095,15 +1138,14 @@ impl RuleCompiler<'_> {
         if !self.thorough {
             return ok;
         }
-        for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
+        for (literal, pattern) in crate::expr::ast::regex_literals(expr) {
             let compiled = regex::Regex::new(pattern);
             if let (Ok(_), Some(why)) = (
                 &compiled,
                 crate::check::never_match::regex_never_matches(pattern),
             ) {
-                let offset = program
-                    .source_info()
-                    .offset_for(literal.id)
+                let offset = positions
+                    .and_then(|p| p.offset_for(literal.id))
                     .map_or(0, |(start, _)| start as usize);
                 let file = self.loaded.file.clone();
                 let span = match node {
@@ -1124,9 +1166,8 @@ impl RuleCompiler<'_> {
                 );
             }
             if let Err(e) = compiled {
-                let offset = program
-                    .source_info()
-                    .offset_for(literal.id)
+                let offset = positions
+                    .and_then(|p| p.offset_for(literal.id))
                     .map_or(0, |(start, _)| start as usize);
                 let file = self.loaded.file.clone();
                 let span = match node {
@@ -1159,7 +1200,8 @@ impl RuleCompiler<'_> {
     /// Type-checks an expression against the payloads of the rule's hooks.
     fn check_types(
         &mut self,
-        program: &Program,
+        expr: &IdedExpr,
+        positions: Option<&SourceInfo>,
         node: Option<&Node>,
         base: usize,
         key: &str,
@@ -1194,7 +1236,7 @@ impl RuleCompiler<'_> {
         }
         let scope = crate::check::types::Scope::new(hooks).with_present(present);
         let problems = crate::check::types::check(
-            program.expression(),
+            expr,
             &scope,
             match key {
                 "when" => crate::check::types::Want::Bool,
@@ -1204,9 +1246,8 @@ impl RuleCompiler<'_> {
         );
         let mut ok = true;
         for p in problems {
-            let (start, stop) = program
-                .source_info()
-                .offset_for(p.node_id)
+            let (start, stop) = positions
+                .and_then(|info| info.offset_for(p.node_id))
                 .map_or((0, 0), |(a, b)| (a as usize, b as usize));
             let file = self.loaded.file.clone();
             let span = match node {
