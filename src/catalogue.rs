@@ -744,6 +744,54 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: &[EffectKind::Deny],
     },
+    HookPoint {
+        name: "cursor.event",
+        harness: Some("cursor"),
+        class: HookClass::Permission,
+        doc: "Cursor, before a shell command, an MCP tool call or a file read (its beforeShellExecution, beforeMCPExecution and beforeReadFile events, as received; an MCP `tool_input` sent as a JSON string is parsed).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "beforeShellExecution, beforeMCPExecution or beforeReadFile."),
+            optional("conversation_id", Ty::Str, "Conversation id."),
+            optional("generation_id", Ty::Str, "Generation id."),
+            optional("workspace_roots", Ty::List(&Ty::Str), "Roots of the open workspace; the first is the project root."),
+            optional("command", Ty::Str, "beforeShellExecution: the command line; beforeMCPExecution: the command of a stdio MCP server."),
+            optional("cwd", Ty::Str, "beforeShellExecution: where the command runs."),
+            optional("tool_name", Ty::Str, "beforeMCPExecution: the MCP tool."),
+            optional("tool_input", Ty::AnyMap, "beforeMCPExecution: the tool's arguments."),
+            optional("url", Ty::Str, "beforeMCPExecution: the URL of a remote MCP server."),
+            optional("file_path", Ty::Str, "beforeReadFile: the file."),
+            optional("content", Ty::Str, "beforeReadFile: the file's content."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "copilot.preToolUse",
+        harness: Some("copilot"),
+        class: HookClass::Permission,
+        doc: "GitHub Copilot CLI, before any tool call (its preToolUse event; `toolArgs` parsed when sent as a JSON string, and the VS Code compatible PreToolUse form renamed to these fields).",
+        payload: &[
+            optional("sessionId", Ty::Str, "Session id."),
+            optional("timestamp", Ty::Any, "Unix time in milliseconds (ISO 8601 text in the VS Code compatible form)."),
+            field("cwd", Ty::Str, "Working directory of the session."),
+            field("toolName", Ty::Str, "bash, powershell, view, create, edit, glob, grep, web_fetch, task, ask_user, or an MCP tool."),
+            field("toolArgs", Ty::AnyMap, "The tool's arguments."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "windsurf.event",
+        harness: Some("windsurf"),
+        class: HookClass::Permission,
+        doc: "Windsurf Cascade, before a command, a file read or write, or an MCP tool call (its pre_run_command, pre_read_code, pre_write_code and pre_mcp_tool_use events, as received).",
+        payload: &[
+            field("agent_action_name", Ty::Str, "pre_run_command, pre_read_code, pre_write_code or pre_mcp_tool_use."),
+            optional("trajectory_id", Ty::Str, "Conversation id."),
+            optional("execution_id", Ty::Str, "Id of this agent turn."),
+            optional("timestamp", Ty::Str, "ISO 8601 time of the event."),
+            field("tool_info", Ty::AnyMap, "command_line and cwd; file_path (and edits); or mcp_server_name, mcp_tool_name and mcp_tool_arguments."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// The tools chibi offers out of the box, with the type `pre_api_tools`
@@ -797,7 +845,7 @@ pub const BUILTIN_VARIABLES: &[Field] = &[
     field(
         "harness",
         Ty::Str,
-        "The harness asking: chibi, picoclaw, claude-code, gemini, codex.",
+        "The harness asking: chibi, picoclaw, claude-code, gemini, codex, cursor, copilot, windsurf.",
     ),
     field(
         "project_root",

@@ -65,6 +65,9 @@ static LOG: OnceLock<DeadlineLog> = OnceLock::new();
 static REPLIED: AtomicBool = AtomicBool::new(false);
 /// 0 unknown, 1 fail_closed, 2 fail_open.
 static ON_ERROR: AtomicU8 = AtomicU8::new(0);
+/// The exit status of the deadline's reply, indexed like [`Replies`]: 0
+/// unless [`Watchdog::exit_codes`] says otherwise (Windsurf blocks only on 2).
+static EXIT_CODES: [AtomicU8; 3] = [AtomicU8::new(0), AtomicU8::new(0), AtomicU8::new(0)];
 
 pub struct Watchdog {
     /// Whether this watchdog owns the process timer.
@@ -156,6 +159,14 @@ impl Watchdog {
             .map_or(DEFAULT_DEADLINE, Duration::from_millis)
     }
 
+    /// The exit status of the deadline's reply for each `on_error` setting
+    /// (unknown, fail_closed, fail_open), for harnesses that read the status.
+    pub fn exit_codes(&self, codes: [u8; 3]) {
+        for (slot, code) in EXIT_CODES.iter().zip(codes) {
+            slot.store(code, Ordering::SeqCst);
+        }
+    }
+
     /// Tells the watchdog which failure mode the loaded policy chose.
     pub fn set_on_error(&self, on_error: Option<OnError>) {
         if !self.armed {
@@ -238,8 +249,9 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
     if let Some(log) = LOG.get() {
         append_line(&log.path, &log.lines[setting]);
     }
+    let code = libc::c_int::from(EXIT_CODES[setting].load(Ordering::SeqCst));
     // SAFETY: _exit is async-signal-safe and ends the process at once.
-    unsafe { libc::_exit(0) }
+    unsafe { libc::_exit(code) }
 }
 
 /// Appends one line with a single `write(2)` (see src/decision_log.rs on

@@ -435,6 +435,9 @@ pub fn settings_entry(harness: Harness, exe: &Path, policy: &[PathBuf]) -> Json 
             "PreToolUse": [{"hooks": [hook]}],
         }}),
         Harness::PicoClaw => unreachable!("PicoClaw is configured by `policy install picoclaw`"),
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf => {
+            unreachable!("Cursor, Copilot and Windsurf have adapters of their own")
+        }
     }
 }
 

@@ -2,5 +2,9 @@
 pub mod chibi;
 pub mod chibi_turn;
 pub mod coding_agent;
+pub mod copilot;
+pub mod cursor;
+pub mod hook_command;
 pub mod picoclaw;
 pub mod tool_call;
+pub mod windsurf;

@@ -13,14 +13,20 @@ pub enum Harness {
     Gemini,
     Codex,
     PicoClaw,
+    Cursor,
+    Copilot,
+    Windsurf,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 4] = [
+    pub const ALL: [Harness; 7] = [
         Harness::ClaudeCode,
         Harness::Gemini,
         Harness::Codex,
         Harness::PicoClaw,
+        Harness::Cursor,
+        Harness::Copilot,
+        Harness::Windsurf,
     ];
 
     /// The name conditions see in `harness` and the CLI accepts.
@@ -30,6 +36,9 @@ impl Harness {
             Harness::Gemini => "gemini",
             Harness::Codex => "codex",
             Harness::PicoClaw => "picoclaw",
+            Harness::Cursor => "cursor",
+            Harness::Copilot => "copilot",
+            Harness::Windsurf => "windsurf",
         }
     }
 
@@ -39,10 +48,17 @@ impl Harness {
             Harness::Gemini => "Gemini CLI",
             Harness::Codex => "Codex",
             Harness::PicoClaw => "PicoClaw",
+            Harness::Cursor => "Cursor",
+            Harness::Copilot => "GitHub Copilot CLI",
+            Harness::Windsurf => "Windsurf Cascade",
         }
     }
 
     /// Whether the harness can put a question to the user itself.
+    /// Cursor documents `ask`, but it is reported not to ask in its
+    /// auto-review mode (the command runs), and Copilot CLI's hooks
+    /// configuration page says only `deny` is processed: an ask that may
+    /// run unasked is a silent allow, so both deny instead.
     pub fn can_ask(self) -> bool {
         matches!(self, Harness::ClaudeCode)
     }
@@ -147,6 +163,35 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(PicoClaw, "spawn", "flow", Other),
     map(PicoClaw, "subagent", "flow", Other),
     map(PicoClaw, "message", "flow", Other),
+    // Cursor (cursor.com/docs/agent/hooks): one event per kind of action,
+    // named here after the action. beforeShellExecution sends `command`
+    // (and `cwd`), beforeReadFile `file_path`; beforeMCPExecution names the
+    // MCP tool, and every name that is not Shell or Read is an MCP tool.
+    map(Cursor, "Shell", "shell", Shell { command: &["command"] }),
+    map(Cursor, "Read", "fs_read", Read { path: &["file_path"] }),
+    map(Cursor, "*", "plugin", Other),
+    // GitHub Copilot CLI (docs.github.com, CLI hooks reference: "Tool names
+    // for hook matching"). `command` of bash and `path` of edit are in the
+    // hooks configuration page's examples; the other argument names are not
+    // documented there (see docs/adapters.md).
+    map(Copilot, "bash", "shell", Shell { command: &["command"] }),
+    map(Copilot, "powershell", "shell", Shell { command: &["command"] }),
+    map(Copilot, "view", "fs_read", Read { path: &["path"] }),
+    map(Copilot, "glob", "fs_read", Read { path: &["path"] }),
+    map(Copilot, "grep", "fs_read", Read { path: &["path"] }),
+    map(Copilot, "create", "fs_write", Write { path: &["path"], content: &["file_text", "content"] }),
+    map(Copilot, "edit", "fs_write", Write { path: &["path"], content: &["new_str", "new_string"] }),
+    map(Copilot, "web_fetch", "network", Fetch { url: &["url"] }),
+    map(Copilot, "task", "flow", Other),
+    map(Copilot, "ask_user", "flow", Other),
+    map(Copilot, "*", "plugin", Other),
+    // Windsurf Cascade (docs.windsurf.com/windsurf/cascade/hooks): one event
+    // per action, its `tool_info` as the arguments; MCP tools are named
+    // mcp__<server>__<tool> like Claude Code's.
+    map(Windsurf, "run_command", "shell", Shell { command: &["command_line"] }),
+    map(Windsurf, "read_code", "fs_read", Read { path: &["file_path"] }),
+    map(Windsurf, "write_code", "fs_write", MultiEdit { path: &["file_path"] }),
+    map(Windsurf, "mcp__*", "plugin", Other),
 ];
 
 /// The mapping of a native tool, if it is listed.
@@ -168,6 +213,9 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
         (Codex, _) => "codex.PreToolUse",
         (PicoClaw, false) => "picoclaw.before_tool",
         (PicoClaw, true) => "picoclaw.approve_tool",
+        (Cursor, _) => "cursor.event",
+        (Copilot, _) => "copilot.preToolUse",
+        (Windsurf, _) => "windsurf.event",
     }
 }
 

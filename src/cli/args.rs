@@ -21,6 +21,11 @@ pub enum Agent {
     ClaudeCode,
     Gemini,
     Codex,
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// Windsurf Cascade.
+    Windsurf,
 }
 
 impl Agent {
@@ -29,6 +34,9 @@ impl Agent {
             Agent::ClaudeCode => Harness::ClaudeCode,
             Agent::Gemini => Harness::Gemini,
             Agent::Codex => Harness::Codex,
+            Agent::Cursor => Harness::Cursor,
+            Agent::Copilot => Harness::Copilot,
+            Agent::Windsurf => Harness::Windsurf,
         }
     }
 }

@@ -83,7 +83,8 @@ pub enum Command {
     /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
     ///
     /// This is the command an agent's settings run (`policy install AGENT`
-    /// writes it). Always exits 0 with a JSON reply.
+    /// writes it). Exits 0 with a JSON reply, except for Windsurf, whose
+    /// hooks block by exit status 2 (the reason on stderr).
     Hook(serve::HookArgs),
     /// Serve a long-running harness over stdio.
     Serve {

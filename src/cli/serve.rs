@@ -4,7 +4,11 @@
 
 use super::args::Agent;
 use super::ExitStatus;
-use crate::adapters::{coding_agent, picoclaw};
+use crate::adapters::copilot::Copilot;
+use crate::adapters::cursor::Cursor;
+use crate::adapters::windsurf::Windsurf;
+use crate::adapters::{coding_agent, hook_command, picoclaw};
+use crate::catalogue::tools::Harness;
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -34,14 +38,19 @@ pub enum ServeTarget {
 }
 
 pub fn hook(args: HookArgs) -> ExitStatus {
-    let code = coding_agent::run(
-        args.agent.harness(),
-        &args.policy,
-        &args.context,
+    let (stdin, stdout, stderr) = (
         &mut std::io::stdin().lock(),
         &mut std::io::stdout(),
         &mut std::io::stderr(),
     );
+    let (policy, context) = (&args.policy, &args.context);
+    let code = match args.agent.harness() {
+        Harness::Cursor => hook_command::run::<Cursor>(policy, context, stdin, stdout, stderr),
+        Harness::Copilot => hook_command::run::<Copilot>(policy, context, stdin, stdout, stderr),
+        // Windsurf reads the exit status: 2 blocks (and maps to status 2).
+        Harness::Windsurf => hook_command::run::<Windsurf>(policy, context, stdin, stdout, stderr),
+        other => coding_agent::run(other, policy, context, stdin, stdout, stderr),
+    };
     ExitStatus::from_adapter(code)
 }
 

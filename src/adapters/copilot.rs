@@ -1,0 +1,115 @@
+//! GitHub Copilot CLI hooks: `policy hook copilot --policy PATH`.
+//!
+//! Protocol from GitHub's documentation: the CLI hooks reference,
+//! <https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference>,
+//! and the hooks configuration reference,
+//! <https://docs.github.com/en/copilot/reference/hooks-configuration>.
+//! Hooks live in `.github/hooks/*.json` (`{"version": 1, "hooks":
+//! {"preToolUse": [{"type": "command", "bash": ..., "powershell": ...,
+//! "timeoutSec": 30}]}}`); one process per event, JSON on stdin.
+//!
+//! `preToolUse` comes in two forms, chosen by the event name in the
+//! configuration: camelCase (`toolName`, `toolArgs`, `cwd`, `timestamp`,
+//! `sessionId`; `toolArgs` is "JSON string containing the tool's arguments"
+//! in the configuration reference's example) and the VS Code compatible
+//! `PreToolUse` (`hook_event_name`, `tool_name`, `tool_input`, `cwd`). Both
+//! are read; rules on `copilot.preToolUse` see the camelCase names with
+//! `toolArgs` parsed. The reply is `{"permissionDecision": "deny",
+//! "permissionDecisionReason": ...}`; no opinion is `{}` ("empty output
+//! uses default behavior"), never `allow`.
+//!
+//! Fail-closed readings where the two pages disagree or say nothing:
+//! - The configuration reference says only `deny` is processed; the CLI
+//!   reference lists `ask` and `modifiedArgs` too. An ask therefore denies
+//!   (saying approval is needed), and a policy rewrite denies rather than
+//!   trusting `modifiedArgs`.
+//! - "Hook failures (non-zero exit codes or timeouts) are logged and
+//!   skipped—they never block agent execution": every answer, failures and
+//!   the deadline included, is exit status 0 with the deny JSON, and the
+//!   deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s by default) stays well under
+//!   the default `timeoutSec` of 30.
+//! - `permissionRequest` (whose input the reference does not give) is not
+//!   handled: preToolUse sees every tool call already.
+//!
+//! Project root: the event's `cwd`, the directory the session runs in (the
+//! user's choice: the CLI loads `.github/hooks` from it), not a tool's
+//! argument. `HOOK_POLICY_PROJECT_ROOT` overrides it.
+
+use super::hook_command::{self, Answer, Protocol, Said};
+use super::tool_call::{self, Harness, PolicySource};
+use crate::eval::DecideContext;
+use serde_json::{json, Value as Json};
+
+pub struct Copilot;
+
+impl Protocol for Copilot {
+    const HARNESS: Harness = Harness::Copilot;
+
+    fn answer(
+        source: &mut PolicySource,
+        input: &Result<Vec<u8>, String>,
+        context_name: &str,
+        home: Option<&str>,
+    ) -> Answer {
+        let event = match hook_command::parse::<Copilot>(source, input) {
+            Ok(e) => e,
+            Err(a) => return a,
+        };
+        let fail = |source: &mut PolicySource, m: &str| {
+            hook_command::failure::<Copilot>(hook_command::on_error(source), m)
+        };
+        // camelCase events name no event; the VS Code form does.
+        let (tool, args) = match event.get("hook_event_name").and_then(Json::as_str) {
+            Some("PreToolUse") => (event.get("tool_name"), event.get("tool_input")),
+            Some(_) => return hook_command::quiet::<Copilot>(),
+            None => (event.get("toolName"), event.get("toolArgs")),
+        };
+        let Some(tool) = tool.and_then(Json::as_str).filter(|t| !t.is_empty()) else {
+            return fail(source, "the preToolUse event has no tool name");
+        };
+        let args = match hook_command::object_or_json_text(args, "toolArgs") {
+            Ok(a) => a,
+            Err(e) => return fail(source, &e),
+        };
+        let cwd = event.get("cwd").and_then(Json::as_str);
+        let native = json!({
+            "sessionId": event.get("sessionId").or(event.get("session_id")),
+            "timestamp": event.get("timestamp"),
+            "cwd": cwd.unwrap_or(""),
+            "toolName": tool,
+            "toolArgs": args,
+        });
+        let root = hook_command::project_root(cwd);
+        let ctx = DecideContext {
+            harness: Harness::Copilot.name(),
+            project_root: &root,
+            home,
+        };
+        let d = tool_call::decide_call(
+            source,
+            Harness::Copilot,
+            tool,
+            &args,
+            &native,
+            false,
+            context_name,
+            ctx,
+        );
+        hook_command::render::<Copilot>(d)
+    }
+
+    fn deny(reason: &str) -> Said {
+        let reply = json!({"permissionDecision": "deny", "permissionDecisionReason": reason});
+        Said {
+            stdout: format!("{reply}\n"),
+            ..Said::default()
+        }
+    }
+
+    fn nothing() -> Said {
+        Said {
+            stdout: "{}\n".into(),
+            ..Said::default()
+        }
+    }
+}

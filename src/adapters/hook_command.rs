@@ -1,0 +1,260 @@
+//! The process side of a command hook (one event per process) shared by the
+//! Cursor, Copilot CLI and Windsurf adapters: read the event, arm the
+//! deadline, decide, log, reply.
+//!
+//! Each of these agents lets a tool call through when its hook fails (a
+//! crash, a timeout, output it cannot read): Copilot CLI logs and skips a
+//! failed hook, Cursor blocks only when the entry says `failClosed`, and
+//! Windsurf blocks only on exit status 2. So a failure must never be left to
+//! the agent: every path, the deadline included, ends in the adapter's own
+//! deny reply (unless the policy says `on_error: fail_open`).
+//!
+//! The protocol itself (what the event looks like, how a deny is said) is
+//! the adapter's: it implements [`Protocol`].
+
+use super::tool_call::{CallDecision, Harness, PolicySource, Verdict};
+use crate::catalogue::{self, FailureMode};
+use crate::decision_log;
+use crate::engine::{self, Prepared};
+use crate::model::OnError;
+use crate::watchdog::Watchdog;
+use serde_json::Value as Json;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// What the agent is told about one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The whole of stdout (empty: print nothing).
+    pub stdout: String,
+    pub stderr: Vec<String>,
+    pub exit: u8,
+    /// For the decision log: deny, none or error.
+    pub kind: &'static str,
+    pub matched: Vec<String>,
+    pub rule: Option<String>,
+}
+
+/// One agent's hook protocol.
+pub trait Protocol {
+    const HARNESS: Harness;
+
+    /// Decides one event (`Err`: stdin could not be read).
+    fn answer(
+        source: &mut PolicySource,
+        input: &Result<Vec<u8>, String>,
+        context_name: &str,
+        home: Option<&str>,
+    ) -> Answer;
+
+    /// How the agent is told "no": the reply for a deny with this reason.
+    fn deny(reason: &str) -> Said;
+
+    /// How the agent is told nothing: its tool call goes on as if we were
+    /// not there (never an explicit allow, which would override the user's
+    /// own permission settings).
+    fn nothing() -> Said;
+}
+
+/// A reply in an agent's words: stdout, a first stderr line, exit status.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Said {
+    pub stdout: String,
+    pub stderr: Option<String>,
+    pub exit: u8,
+}
+
+impl Said {
+    /// An answer saying this, with `notes` after its own stderr line.
+    fn answer(self, notes: Vec<String>, kind: &'static str) -> Answer {
+        Answer {
+            stdout: self.stdout,
+            stderr: self.stderr.into_iter().chain(notes).collect(),
+            exit: self.exit,
+            kind,
+            matched: Vec::new(),
+            rule: None,
+        }
+    }
+}
+
+/// The answer for an event that carries nothing to decide.
+pub fn quiet<P: Protocol>() -> Answer {
+    P::nothing().answer(Vec::new(), "none")
+}
+
+/// The canonical verdict in the agent's words. None of these agents can
+/// rewrite a call safely (see each adapter), so a rewrite denies, saying so;
+/// an ask arrives here already turned into a deny (`Harness::can_ask`).
+pub fn render<P: Protocol>(d: CallDecision) -> Answer {
+    let harness = P::HARNESS;
+    let stderr: Vec<String> = d
+        .notes
+        .iter()
+        .map(|n| format!("hook-policy: {}: {n}", harness.name()))
+        .collect();
+    let reason = match &d.verdict {
+        Verdict::NoOpinion => None,
+        Verdict::Deny(r) | Verdict::Ask(r) => Some(r.clone()),
+        Verdict::Rewrite(_) => Some(format!(
+            "the policy rewrites the arguments of this call, which {} hooks cannot do, so it is denied [hook-policy rule: {}]",
+            harness.title(),
+            d.matched.join(", ")
+        )),
+    };
+    let (said, kind) = match &reason {
+        None => (P::nothing(), "none"),
+        Some(r) => (P::deny(r), "deny"),
+    };
+    Answer {
+        matched: d.matched,
+        rule: d.rule,
+        ..said.answer(stderr, if d.failed { "error" } else { kind })
+    }
+}
+
+/// The answer when the event cannot be decided at all (unreadable, not the
+/// shape the documentation gives, a policy that does not load): the tool
+/// gate's failure mode, so a deny unless the policy fails open.
+pub fn failure<P: Protocol>(on_error: Option<OnError>, message: &str) -> Answer {
+    let hook = catalogue::hook("pre_tool").expect("catalogued");
+    let note = format!("hook-policy: {}: {message}", P::HARNESS.name());
+    let said = if engine::failure_mode(hook, on_error) == FailureMode::Open {
+        P::nothing()
+    } else {
+        P::deny(&format!(
+            "hook-policy could not decide, so it denies (fail closed): {message}"
+        ))
+    };
+    said.answer(vec![note], "error")
+}
+
+/// The policy's `on_error`, as far as it is known.
+pub fn on_error(source: &mut PolicySource) -> Option<OnError> {
+    match source.get("pre_tool") {
+        Prepared::Ready(p) => p.on_error,
+        Prepared::Broken { .. } => None,
+    }
+}
+
+/// The event as JSON, or the failure answer.
+pub fn parse<P: Protocol>(
+    source: &mut PolicySource,
+    input: &Result<Vec<u8>, String>,
+) -> Result<Json, Answer> {
+    input
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|b| engine::parse_payload(b))
+        .map_err(|e| failure::<P>(on_error(source), &e))
+}
+
+/// Tool arguments that arrive either as an object or as a JSON string
+/// holding one (Copilot CLI's `toolArgs`, Cursor's MCP `tool_input`);
+/// `null` or absent is no arguments. Anything else cannot be judged.
+pub fn object_or_json_text(value: Option<&Json>, what: &str) -> Result<Json, String> {
+    match value {
+        None | Some(Json::Null) => Ok(Json::Object(Default::default())),
+        Some(v @ Json::Object(_)) => Ok(v.clone()),
+        Some(Json::String(text)) => match serde_json::from_str::<Json>(text) {
+            Ok(v @ Json::Object(_)) => Ok(v),
+            _ => Err(format!(
+                "{what} is a string that does not hold a JSON object"
+            )),
+        },
+        Some(_) => Err(format!("{what} is neither an object nor JSON text")),
+    }
+}
+
+/// The project root: `HOOK_POLICY_PROJECT_ROOT` when set, else what the
+/// adapter read from a source the model cannot steer, else the hook
+/// process's working directory (the agent starts it).
+pub fn project_root(trusted: Option<&str>) -> String {
+    std::env::var("HOOK_POLICY_PROJECT_ROOT")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| trusted.filter(|t| !t.is_empty()).map(str::to_string))
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
+        .unwrap_or_else(|| "/".into())
+}
+
+/// Runs one hook call: the reply on stdout, notes on stderr, and the
+/// protocol's exit status (also when the deadline answers).
+pub fn run<P: Protocol>(
+    policy: &[PathBuf],
+    context_name: &str,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
+    let input = super::chibi::read_bounded(stdin);
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env(),
+        Box::new(|on_error, message| {
+            let a = failure::<P>(on_error, message);
+            (a.stdout, a.stderr.join("\n") + "\n")
+        }),
+    );
+    watchdog.exit_codes(
+        [None, Some(OnError::FailClosed), Some(OnError::FailOpen)]
+            .map(|setting| failure::<P>(setting, "").exit),
+    );
+    let started = std::time::Instant::now();
+    let cache = super::coding_agent::cache_dir();
+    let mut source = PolicySource::per_hook(policy.to_vec(), cache.as_deref());
+    watchdog.set_on_error(on_error(&mut source));
+    let home = std::env::var("HOME").ok();
+    let mut answer = P::answer(&mut source, &input, context_name, home.as_deref());
+    log_call::<P>(&mut source, &input, &mut answer, started);
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
+    for line in &answer.stderr {
+        let _ = writeln!(stderr, "{line}");
+    }
+    let _ = stdout.write_all(answer.stdout.as_bytes());
+    let _ = stdout.flush();
+    // The process ends now; dropping compiled policies is wasted work.
+    std::mem::forget(source);
+    i32::from(answer.exit)
+}
+
+fn log_call<P: Protocol>(
+    source: &mut PolicySource,
+    input: &Result<Vec<u8>, String>,
+    answer: &mut Answer,
+    started: std::time::Instant,
+) {
+    let configured = match source.get("pre_tool") {
+        Prepared::Ready(p) => p.log.clone(),
+        Prepared::Broken { .. } => None,
+    };
+    let Some(path) = std::env::var_os(decision_log::ENV_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or(configured)
+    else {
+        return;
+    };
+    let record = decision_log::Record {
+        harness: P::HARNESS.name(),
+        hook: "tool_call",
+        decision: answer.kind,
+        matched: &answer.matched,
+        rule: answer.rule.as_deref(),
+        reason_template: None,
+        error: None,
+        payload: input.as_deref().unwrap_or(&[]),
+        micros: started.elapsed().as_micros(),
+    };
+    if let Err(e) = decision_log::append(&path, &record) {
+        answer.stderr.push(format!(
+            "hook-policy: cannot write the decision log {}: {e}",
+            path.display()
+        ));
+    }
+}
