@@ -586,6 +586,12 @@ pub fn markdown() -> String {
                 "denies, saying that the user's approval is needed"
             }
         );
+        for fact in crate::catalogue::tools::vendor_facts(h) {
+            let _ = writeln!(out, "- {fact}");
+        }
+        if !crate::catalogue::tools::vendor_facts(h).is_empty() {
+            out.push('\n');
+        }
         out.push_str("| tool | type | canonical hooks | from arguments |\n|---|---|---|---|\n");
         for m in TOOL_MAP.iter().filter(|m| m.harness == h) {
             let keys = |k: Keys| {

@@ -219,6 +219,34 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
     }
 }
 
+/// What each adapter built from a vendor's published hook documentation
+/// relies on, with the page it was read from; rendered into
+/// `docs/adapters.md`. Where a page leaves a fact open, the fail-closed
+/// reading is named.
+pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
+    match harness {
+        Cursor => &[
+            "Built from <https://cursor.com/docs/agent/hooks> (hooks.json version 1 at `~/.cursor/hooks.json` or `<project>/.cursor/hooks.json`). Events: `beforeShellExecution` (`command`, `cwd`) as tool `Shell`, `beforeReadFile` (`file_path`) as tool `Read`, `beforeMCPExecution` (`tool_name`, `tool_input`) as the MCP tool itself (renamed `mcp:NAME` if it is called `Shell` or `Read`). Other events get `{}`.",
+            "Reply: `{\"permission\": \"deny\", \"user_message\": ..., \"agent_message\": ...}` (beforeReadFile: `permission` only, the reason on stderr); no opinion is `{}`, never `allow`. Exit status 0 always: Cursor lets a call through when a hook fails unless the entry sets `failClosed`.",
+            "Not confirmed from the page, so read fail-closed: `ask` is documented but reported to run the command unasked in auto-review mode, so an ask denies; rewrites are not documented, so a rewrite denies; MCP `tool_input` is read as an object or as JSON text, anything else denies; `preToolUse` is not handled (its reply fields could not be confirmed).",
+            "Project root: the first of `workspace_roots`, never the shell event's `cwd`; without it the hook's working directory; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+        ],
+        Copilot => &[
+            "Built from <https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference> and <https://docs.github.com/en/copilot/reference/hooks-configuration> (`.github/hooks/*.json`, version 1, `{\"type\": \"command\", \"bash\": ..., \"powershell\": ..., \"timeoutSec\": 30}`). Event: `preToolUse`, camelCase (`toolName`, `toolArgs` as JSON text or object, `cwd`) or the VS Code compatible `PreToolUse` (`tool_name`, `tool_input`).",
+            "Reply: `{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": ...}`; no opinion is `{}`, never `allow`. Exit status 0 always: a failed or timed-out hook is logged and skipped, so a failure is answered with the deny JSON within `HOOK_POLICY_DEADLINE_MS` (10 s, under the 30 s default `timeoutSec`).",
+            "Read fail-closed: the configuration page says only `deny` is processed, so an ask denies and a rewrite denies instead of sending `modifiedArgs`. Argument names: `command` (bash) and `path` (edit) are in the pages' examples; `view`, `create` and `edit` contents (`path`, `file_text`, `new_str`) are not documented there. `permissionRequest` (input not documented) is not handled.",
+            "Project root: the event's `cwd`, the session's directory (from which the CLI loads `.github/hooks`), not a tool argument; `HOOK_POLICY_PROJECT_ROOT` overrides it.",
+        ],
+        Windsurf => &[
+            "Built from <https://docs.windsurf.com/windsurf/cascade/hooks> (`hooks.json` at system, user `~/.codeium/windsurf/hooks.json` and workspace `.windsurf/hooks.json` level, merged). Events: `pre_run_command` (`tool_info.command_line`) as `run_command`, `pre_read_code` (`file_path`) as `read_code`, `pre_write_code` (`file_path`, `edits[]`) as `write_code`, `pre_mcp_tool_use` as `mcp__<mcp_server_name>__<mcp_tool_name>` with `mcp_tool_arguments`. Other events: exit 0, no output.",
+            "Reply: exit status 2 with the reason on stderr denies; exit 0 with no output is no opinion. Failures and the deadline exit 2 as well (any other status lets the action run), unless the policy says `on_error: fail_open`.",
+            "Read fail-closed: Windsurf hooks cannot ask or rewrite, so both deny; MCP arguments sent as JSON text are parsed, anything else but an object denies. The hook timeout is not documented; the deadline is `HOOK_POLICY_DEADLINE_MS` (10 s).",
+            "Project root: the hook process's working directory, never `tool_info.cwd` (where the model chose to run the command); `HOOK_POLICY_PROJECT_ROOT` overrides it.",
+        ],
+        _ => &[],
+    }
+}
+
 /// The canonical permission hooks an action is asked at, for listings.
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
