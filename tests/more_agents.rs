@@ -1,0 +1,565 @@
+//! Cursor, GitHub Copilot CLI and Windsurf Cascade through `policy hook
+//! AGENT`: events shaped as each vendor's hook documentation shows them,
+//! exact replies out (stdout, exit status, and for Windsurf the reason on
+//! stderr). Each agent lets a call through when its hook fails, so the
+//! failure cases (malformed event, broken policy, deadline) matter as much
+//! as the verdicts.
+
+mod common;
+
+use common::{bin, repo, run, stdout_json, TempDir};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Output;
+
+const RM_RF: &str = "recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: no-recursive-force-delete]";
+const SSH: &str =
+    "/home/user/.ssh/id_rsa holds keys; it is off limits [hook-policy rule: no-ssh-material]";
+const METADATA: &str =
+    "the cloud metadata endpoint is off limits [hook-policy rule: no-cloud-metadata]";
+
+fn hook(agent: &str, policy: &Path, event: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut vars = vec![("HOME", "/home/user"), ("HOOK_POLICY_CACHE", "off")];
+    vars.extend_from_slice(env);
+    run(
+        &bin(),
+        &["hook", agent, "--policy", policy.to_str().unwrap()],
+        &vars,
+        event,
+    )
+}
+
+fn shipped(agent: &str, event: &Value) -> Output {
+    hook(
+        agent,
+        &repo().join("policies"),
+        event.to_string().as_bytes(),
+        &[],
+    )
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+// Events as the vendors' pages show them.
+
+fn cursor(event: &str, fields: Value) -> Value {
+    let mut e = json!({
+        "hook_event_name": event,
+        "conversation_id": "conv-123",
+        "generation_id": "gen-456",
+        "workspace_roots": ["/home/user/proj"],
+    });
+    for (k, v) in fields.as_object().unwrap() {
+        e[k] = v.clone();
+    }
+    e
+}
+
+fn copilot(tool: &str, args: Value) -> Value {
+    // toolArgs is JSON text in the hooks configuration reference's example.
+    json!({
+        "timestamp": 1704614600000u64,
+        "cwd": "/home/user/proj",
+        "toolName": tool,
+        "toolArgs": args.to_string(),
+    })
+}
+
+fn windsurf(action: &str, tool_info: Value) -> Value {
+    json!({
+        "agent_action_name": action,
+        "trajectory_id": "traj-1",
+        "execution_id": "exec-1",
+        "timestamp": "2025-01-15T10:30:00Z",
+        "tool_info": tool_info,
+    })
+}
+
+fn cursor_deny(reason: &str) -> Value {
+    json!({"permission": "deny", "user_message": reason, "agent_message": reason})
+}
+
+fn copilot_deny(reason: &str) -> Value {
+    json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
+}
+
+/// Windsurf: exit status 2, the reason as the first stderr line, nothing on stdout.
+fn assert_windsurf_denies(out: &Output, reason: &str) {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert_eq!(stderr(out).lines().next(), Some(reason), "{out:?}");
+}
+
+fn assert_windsurf_silent(out: &Output) {
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+}
+
+#[test]
+fn a_dangerous_command_is_denied_in_each_agents_words() {
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "beforeShellExecution",
+            json!({"command": "rm -rf ~", "cwd": "/home/user/proj"}),
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out), cursor_deny(RM_RF));
+
+    let out = shipped(
+        "copilot",
+        &copilot(
+            "bash",
+            json!({"command": "rm -rf ~", "description": "Clean"}),
+        ),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_json(&out), copilot_deny(RM_RF));
+
+    let out = shipped(
+        "windsurf",
+        &windsurf(
+            "pre_run_command",
+            json!({"command_line": "rm -rf ~", "cwd": "/home/user/proj"}),
+        ),
+    );
+    assert_windsurf_denies(&out, RM_RF);
+}
+
+#[test]
+fn a_benign_command_gets_no_opinion_never_allow() {
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "beforeShellExecution",
+            json!({"command": "npm install express", "cwd": "/home/user/proj"}),
+        ),
+    );
+    assert_eq!(stdout_json(&out), json!({}));
+    let out = shipped("copilot", &copilot("bash", json!({"command": "npm test"})));
+    assert_eq!(stdout_json(&out), json!({}));
+    let out = shipped(
+        "windsurf",
+        &windsurf(
+            "pre_run_command",
+            json!({"command_line": "npm test", "cwd": "/home/user/proj"}),
+        ),
+    );
+    assert_windsurf_silent(&out);
+    assert!(stderr(&out).is_empty(), "{out:?}");
+}
+
+#[test]
+fn a_secret_read_is_denied() {
+    // Cursor's beforeReadFile reply has `permission` only; the reason is on stderr.
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "beforeReadFile",
+            json!({"file_path": "/home/user/.ssh/id_rsa", "content": "-----BEGIN"}),
+        ),
+    );
+    assert_eq!(stdout_json(&out), json!({"permission": "deny"}));
+    assert!(stderr(&out).contains(SSH), "{out:?}");
+
+    let out = shipped(
+        "copilot",
+        &copilot("view", json!({"path": "/home/user/.ssh/id_rsa"})),
+    );
+    assert_eq!(stdout_json(&out), copilot_deny(SSH));
+
+    let out = shipped(
+        "windsurf",
+        &windsurf(
+            "pre_read_code",
+            json!({"file_path": "/home/user/.ssh/id_rsa"}),
+        ),
+    );
+    assert_windsurf_denies(&out, SSH);
+
+    // An ordinary project file is read without a word.
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "beforeReadFile",
+            json!({"file_path": "/home/user/proj/src/main.ts", "content": "x"}),
+        ),
+    );
+    assert_eq!(stdout_json(&out), json!({}));
+}
+
+#[test]
+fn an_mcp_tool_reaches_the_tool_gate_and_its_url_is_checked() {
+    // The shipped policy denies the metadata endpoint whatever tool asks.
+    let url = json!({"url": "http://169.254.169.254/latest/meta-data/"});
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "beforeMCPExecution",
+            json!({"tool_name": "fetch", "tool_input": url.to_string(), "command": "npx mcp-server"}),
+        ),
+    );
+    assert_eq!(stdout_json(&out), cursor_deny(METADATA));
+    let out = shipped("copilot", &copilot("github-mcp-server/fetch", url.clone()));
+    assert_eq!(stdout_json(&out), copilot_deny(METADATA));
+    let out = shipped(
+        "windsurf",
+        &windsurf(
+            "pre_mcp_tool_use",
+            json!({"mcp_server_name": "web", "mcp_tool_name": "fetch", "mcp_tool_arguments": url}),
+        ),
+    );
+    assert_windsurf_denies(&out, METADATA);
+
+    // A policy that offers no MCP tools denies calling one, by its name.
+    let dir = TempDir::new("more-agents-gate");
+    let policy = dir.write(
+        "gate.yaml",
+        "version: 1\nrules:\n  - id: no-plugins\n    hook: pre_api_tools\n    tools: { exclude: ['type:plugin'] }\n",
+    );
+    let ok = json!({"query": "SELECT 1"});
+    let out = hook(
+        "cursor",
+        &policy,
+        cursor(
+            "beforeMCPExecution",
+            json!({"tool_name": "database_query", "tool_input": ok}),
+        )
+        .to_string()
+        .as_bytes(),
+        &[],
+    );
+    assert_eq!(
+        stdout_json(&out),
+        cursor_deny("the tool `database_query` is not offered under this policy [hook-policy rule: no-plugins]")
+    );
+    let out = hook(
+        "windsurf",
+        &policy,
+        windsurf(
+            "pre_mcp_tool_use",
+            json!({"mcp_server_name": "db", "mcp_tool_name": "query", "mcp_tool_arguments": ok}),
+        )
+        .to_string()
+        .as_bytes(),
+        &[],
+    );
+    assert_windsurf_denies(
+        &out,
+        "the tool `mcp__db__query` is not offered under this policy [hook-policy rule: no-plugins]",
+    );
+    // ...and leaves the agents' own tools alone.
+    let out = hook(
+        "copilot",
+        &policy,
+        copilot("bash", json!({"command": "ls"}))
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    assert_eq!(stdout_json(&out), json!({}));
+}
+
+#[test]
+fn a_malformed_event_is_denied() {
+    let policies = repo().join("policies");
+    for agent in ["cursor", "copilot", "windsurf"] {
+        for bad in [&b"not json"[..], br#"{"toolArgs": "{"}"#, b"[]"] {
+            let out = hook(agent, &policies, bad, &[]);
+            let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+            assert!(
+                said.contains("hook-policy could not decide, so it denies (fail closed)"),
+                "{agent}: {out:?}"
+            );
+            if agent == "windsurf" {
+                assert_eq!(out.status.code(), Some(2), "{out:?}");
+            } else {
+                assert_eq!(out.status.code(), Some(0), "{out:?}");
+                let reply = stdout_json(&out);
+                let denied = reply["permission"] == "deny" || reply["permissionDecision"] == "deny";
+                assert!(denied, "{agent}: {reply}");
+            }
+        }
+    }
+    // Documented fields of the wrong type count as malformed too.
+    let out = shipped(
+        "copilot",
+        &json!({"cwd": "/p", "toolName": "bash", "toolArgs": "[1]"}),
+    );
+    assert_eq!(stdout_json(&out)["permissionDecision"], "deny");
+    let out = shipped(
+        "cursor",
+        &cursor("beforeShellExecution", json!({"cwd": "/p"})),
+    );
+    assert_eq!(stdout_json(&out)["permission"], "deny");
+    let out = shipped(
+        "windsurf",
+        &windsurf("pre_run_command", json!({"cwd": "/p"})),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn events_with_nothing_to_decide_are_left_alone() {
+    let out = shipped(
+        "cursor",
+        &cursor(
+            "afterFileEdit",
+            json!({"file_path": "/home/user/proj/a.ts"}),
+        ),
+    );
+    assert_eq!(stdout_json(&out), json!({}));
+    let out = shipped(
+        "copilot",
+        &json!({"hook_event_name": "SessionStart", "cwd": "/p"}),
+    );
+    assert_eq!(stdout_json(&out), json!({}));
+    let out = shipped(
+        "windsurf",
+        &windsurf("post_run_command", json!({"command_line": "rm -rf ~"})),
+    );
+    assert_windsurf_silent(&out);
+}
+
+#[test]
+fn a_broken_policy_denies_unless_it_fails_open() {
+    let dir = TempDir::new("more-agents-broken");
+    let broken = dir.write("broken.yaml", "version: 1\nrules:\n  - id: x\n    hook: pre_shell_exec\n    when: 'command =='\n    deny: x\n");
+    let cases = [
+        (
+            "cursor",
+            cursor("beforeShellExecution", json!({"command": "ls"})),
+        ),
+        ("copilot", copilot("bash", json!({"command": "ls"}))),
+        (
+            "windsurf",
+            windsurf("pre_run_command", json!({"command_line": "ls"})),
+        ),
+    ];
+    for (agent, event) in &cases {
+        let out = hook(agent, &broken, event.to_string().as_bytes(), &[]);
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            said.contains("fail closed") && said.contains("does not load"),
+            "{agent}: {out:?}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(if *agent == "windsurf" { 2 } else { 0 }),
+            "{agent}"
+        );
+    }
+    // on_error: fail_open: a rule failing at run time changes nothing.
+    let open = dir.write(
+        "open.yaml",
+        "version: 1\nsettings: { on_error: fail_open }\nrules:\n  - id: x\n    hook: pre_shell_exec\n    when: 'int(command) > 3'\n    deny: x\n",
+    );
+    for (agent, event) in &cases {
+        let out = hook(agent, &open, event.to_string().as_bytes(), &[]);
+        assert_eq!(out.status.code(), Some(0), "{agent}: {out:?}");
+        if *agent != "windsurf" {
+            assert_eq!(stdout_json(&out), json!({}), "{agent}");
+        }
+        assert!(!stderr(&out).is_empty(), "{agent}");
+    }
+}
+
+#[test]
+fn a_decision_past_the_deadline_is_denied_in_time() {
+    let dir = TempDir::new("more-agents-deadline");
+    let slow = dir.write(
+        "slow.yaml",
+        "version: 1\nrules:\n  - id: slow\n    hook: pre_shell_exec\n    when: command.split(' ').exists(a, command.split(' ').exists(b, a + b == 'never'))\n    deny: x\n",
+    );
+    let words = vec!["w"; 20_000].join(" ");
+    let cases = [
+        (
+            "cursor",
+            cursor("beforeShellExecution", json!({"command": words})),
+        ),
+        ("copilot", copilot("bash", json!({"command": words}))),
+        (
+            "windsurf",
+            windsurf("pre_run_command", json!({"command_line": words})),
+        ),
+    ];
+    for (agent, event) in cases {
+        let started = std::time::Instant::now();
+        let out = hook(
+            agent,
+            &slow,
+            event.to_string().as_bytes(),
+            &[("HOOK_POLICY_DEADLINE_MS", "300")],
+        );
+        let took = started.elapsed();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            said.contains("denies") && said.contains("longer than 300 ms"),
+            "{agent}: {said}"
+        );
+        // Windsurf blocks only on status 2, so the deadline exits 2 as well.
+        assert_eq!(
+            out.status.code(),
+            Some(if agent == "windsurf" { 2 } else { 0 }),
+            "{agent}"
+        );
+        assert!(took.as_secs() < 10, "{agent}: answered after {took:?}");
+    }
+}
+
+#[test]
+fn an_ask_or_a_rewrite_denies_since_these_agents_cannot_be_trusted_with_them() {
+    let dir = TempDir::new("more-agents-ask");
+    let policy = dir.write(
+        "ask.yaml",
+        "version: 1\nrules:\n  - id: confirm-push\n    hook: pre_shell_exec\n    when: command.startsWith('git push')\n    ask: pushing needs a human\n  - id: quiet-npm\n    hook: pre_tool\n    when: has(arguments.command) && arguments.command == 'npm i'\n    arguments: { command: 'npm i --silent' }\n",
+    );
+    let out = hook(
+        "cursor",
+        &policy,
+        cursor("beforeShellExecution", json!({"command": "git push"}))
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    let reply = stdout_json(&out);
+    assert_eq!(reply["permission"], "deny", "{reply}");
+    assert!(
+        reply["user_message"]
+            .as_str()
+            .unwrap()
+            .contains("needs the user's approval"),
+        "{reply}"
+    );
+    let out = hook(
+        "copilot",
+        &policy,
+        copilot("bash", json!({"command": "npm i"}))
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    let reply = stdout_json(&out);
+    assert_eq!(reply["permissionDecision"], "deny", "{reply}");
+    assert!(
+        reply["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("rewrites the arguments"),
+        "{reply}"
+    );
+    let out = hook(
+        "windsurf",
+        &policy,
+        windsurf("pre_run_command", json!({"command_line": "git push"}))
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn windsurf_writes_are_judged_on_their_new_text_and_copilot_reads_both_event_forms() {
+    // A write of a private key's text is a write with that content.
+    let dir = TempDir::new("more-agents-write");
+    let policy = dir.write(
+        "w.yaml",
+        "version: 1\nrules:\n  - id: no-env\n    hook: pre_file_write\n    path: { glob: ['**/.env'] }\n    deny: .env files are off limits\n  - id: no-keys-in-files\n    hook: pre_file_write\n    when: content.contains('PRIVATE KEY')\n    deny: no keys in files\n",
+    );
+    let write = |path: &str, new: &str| {
+        windsurf(
+            "pre_write_code",
+            json!({"file_path": path, "edits": [{"old_string": "", "new_string": new}]}),
+        )
+    };
+    let out = hook(
+        "windsurf",
+        &policy,
+        write("/home/user/proj/.env", "A=1").to_string().as_bytes(),
+        &[],
+    );
+    assert_windsurf_denies(&out, ".env files are off limits [hook-policy rule: no-env]");
+    let out = hook(
+        "windsurf",
+        &policy,
+        write("/home/user/proj/k.txt", "-----BEGIN PRIVATE KEY-----")
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    assert_windsurf_denies(
+        &out,
+        "no keys in files [hook-policy rule: no-keys-in-files]",
+    );
+    let out = hook(
+        "windsurf",
+        &policy,
+        write("/home/user/proj/a.rs", "fn main() {}")
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    assert_windsurf_silent(&out);
+
+    // Copilot's VS Code compatible form: PreToolUse with tool_name/tool_input.
+    let vscode = json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s1",
+        "timestamp": "2025-01-15T10:30:00Z",
+        "cwd": "/home/user/proj",
+        "tool_name": "create",
+        "tool_input": {"path": "/home/user/proj/.env", "file_text": "A=1"},
+    });
+    let out = hook("copilot", &policy, vscode.to_string().as_bytes(), &[]);
+    assert_eq!(
+        stdout_json(&out),
+        copilot_deny(".env files are off limits [hook-policy rule: no-env]")
+    );
+}
+
+#[test]
+fn the_project_root_comes_from_the_agent_not_the_model() {
+    // A rule that denies writes outside the project: Cursor's root is its
+    // workspace root, whatever `cwd` the shell event carries.
+    let dir = TempDir::new("more-agents-root");
+    let policy = dir.write(
+        "root.yaml",
+        "version: 1\nrules:\n  - id: outside\n    hook: pre_shell_exec\n    when: \"!command.startsWith('ls ' + project_root)\"\n    deny: outside the project\n",
+    );
+    let e = cursor(
+        "beforeShellExecution",
+        json!({"command": "ls /home/user/proj", "cwd": "/tmp/elsewhere"}),
+    );
+    assert_eq!(
+        stdout_json(&hook("cursor", &policy, e.to_string().as_bytes(), &[])),
+        json!({})
+    );
+    let e = json!({"hook_event_name": "beforeShellExecution", "workspace_roots": ["/srv/other"], "command": "ls /home/user/proj", "cwd": "/home/user/proj"});
+    assert_eq!(
+        stdout_json(&hook("cursor", &policy, e.to_string().as_bytes(), &[]))["permission"],
+        "deny"
+    );
+    // Windsurf's tool_info.cwd is the model's choice: the hook's own directory counts.
+    let e = windsurf(
+        "pre_run_command",
+        json!({"command_line": "ls /home/user/proj", "cwd": "/home/user/proj"}),
+    );
+    let out = hook(
+        "windsurf",
+        &policy,
+        e.to_string().as_bytes(),
+        &[("HOOK_POLICY_PROJECT_ROOT", "/srv/other")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = hook(
+        "windsurf",
+        &policy,
+        e.to_string().as_bytes(),
+        &[("HOOK_POLICY_PROJECT_ROOT", "/home/user/proj")],
+    );
+    assert_windsurf_silent(&out);
+}
