@@ -1,10 +1,16 @@
 //! One policy, every harness: each permission case of the shipped policies'
 //! own tests (`policies/*.test.yaml`), put to chibi and then as the
 //! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
-//! must be denied by all of them or by none.
+//! and as the equivalent hook event of Cursor, Copilot CLI and Windsurf
+//! (through their adapters' event parsing), must be denied by all of them
+//! or by none.
 
 use hook_policy::adapters::chibi;
+use hook_policy::adapters::copilot::Copilot;
+use hook_policy::adapters::cursor::Cursor;
+use hook_policy::adapters::hook_command::{Answer, Protocol};
 use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
+use hook_policy::adapters::windsurf::Windsurf;
 use hook_policy::engine::{self, Prepared};
 use hook_policy::eval::DecideContext;
 use serde_json::{json, Value};
@@ -61,6 +67,63 @@ fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, V
         // Codex has no read or fetch tool of its own.
         _ => return None,
     })
+}
+
+/// The hook event Cursor, Copilot CLI or Windsurf would send for a
+/// canonical permission payload, as their documentation shapes it.
+fn hook_event(harness: Harness, hook: &str, p: &Value, root: &str) -> Option<Value> {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    let cursor = |name: &str, fields: Value| {
+        let mut e = json!({"hook_event_name": name, "conversation_id": "c", "generation_id": "g",
+                           "workspace_roots": [root]});
+        for (k, v) in fields.as_object().unwrap() {
+            e[k] = v.clone();
+        }
+        e
+    };
+    let copilot = |tool: &str, args: Value| json!({"timestamp": 1704614600000u64, "cwd": root, "toolName": tool, "toolArgs": args.to_string()});
+    let windsurf = |action: &str, info: Value| {
+        json!({"agent_action_name": action, "trajectory_id": "t", "execution_id": "e",
+               "timestamp": "2025-01-15T10:30:00Z", "tool_info": info})
+    };
+    use Harness::*;
+    Some(match (hook, harness) {
+        ("pre_shell_exec", Cursor) => cursor(
+            "beforeShellExecution",
+            json!({"command": s("command")?, "cwd": root}),
+        ),
+        ("pre_file_read", Cursor) => cursor("beforeReadFile", json!({"file_path": s("path")?})),
+        ("pre_shell_exec", Copilot) => copilot("bash", json!({"command": s("command")?})),
+        ("pre_file_read", Copilot) => copilot("view", json!({"path": s("path")?})),
+        ("pre_file_write", Copilot) => copilot(
+            "create",
+            json!({"path": s("path")?, "file_text": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", Copilot) => copilot("web_fetch", json!({"url": s("url")?})),
+        ("pre_shell_exec", Windsurf) => windsurf(
+            "pre_run_command",
+            json!({"command_line": s("command")?, "cwd": root}),
+        ),
+        ("pre_file_read", Windsurf) => windsurf("pre_read_code", json!({"file_path": s("path")?})),
+        ("pre_file_write", Windsurf) => windsurf(
+            "pre_write_code",
+            json!({"file_path": s("path")?,
+                   "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
+        ),
+        // Cursor has no write or fetch event, Windsurf no fetch event.
+        _ => return None,
+    })
+}
+
+/// Whether an adapter's answer denies, in that agent's words.
+fn answer_denies(harness: Harness, a: &Answer) -> bool {
+    let reply = || serde_json::from_str::<Value>(a.stdout.trim()).unwrap_or(Value::Null);
+    match harness {
+        Harness::Cursor => reply()["permission"] == "deny",
+        Harness::Copilot => reply()["permissionDecision"] == "deny",
+        Harness::Windsurf => a.exit == 2,
+        _ => unreachable!(),
+    }
 }
 
 fn load_cases() -> Vec<(String, String, Value, String)> {
@@ -169,5 +232,59 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
         denied_somewhere >= 15,
         "too few denying cases: {denied_somewhere}"
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
+    let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
+    let Prepared::Ready(policy) = &*prepared else {
+        panic!("shipped policies do not load")
+    };
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for (name, hook, payload, root) in load_cases() {
+        let ctx = DecideContext {
+            harness: "chibi",
+            project_root: &root,
+            home: Some("/home/user"),
+        };
+        let Some(hp) = hook_policy::catalogue::hook(&hook) else {
+            continue;
+        };
+        let outcome = engine::run(policy, &hook, &payload, ctx);
+        let reply = chibi::reply(hp, &outcome, policy.on_error, Some(&payload));
+        let chibi_denies = reply.json.get("denied") == Some(&json!(true));
+        for harness in [Harness::Cursor, Harness::Copilot, Harness::Windsurf] {
+            let Some(event) = hook_event(harness, &hook, &payload, &root) else {
+                continue;
+            };
+            // Windsurf's root is the hook's directory or this variable; this
+            // test function is the only one in the binary that sets it.
+            std::env::set_var("HOOK_POLICY_PROJECT_ROOT", &root);
+            let mut source = PolicySource::compiled(prepared.clone());
+            let input = Ok(event.to_string().into_bytes());
+            let home = Some("/home/user");
+            let a = match harness {
+                Harness::Cursor => Cursor::answer(&mut source, &input, "coding", home),
+                Harness::Copilot => Copilot::answer(&mut source, &input, "coding", home),
+                _ => Windsurf::answer(&mut source, &input, "coding", home),
+            };
+            std::env::remove_var("HOOK_POLICY_PROJECT_ROOT");
+            let denies = answer_denies(harness, &a);
+            compared += 1;
+            if denies != chibi_denies {
+                failures.push(format!(
+                    "{name} [{}]: chibi {} but {} {} ({:?})",
+                    harness.name(),
+                    if chibi_denies { "denies" } else { "allows" },
+                    harness.title(),
+                    if denies { "denies" } else { "allows" },
+                    a
+                ));
+            }
+        }
+    }
+    assert!(compared >= 60, "only {compared} comparisons");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
