@@ -563,3 +563,141 @@ fn the_project_root_comes_from_the_agent_not_the_model() {
     );
     assert_windsurf_silent(&out);
 }
+
+fn install(agent: &str, home: &Path, cwd: &Path, extra: &[&str]) -> Output {
+    let policies = repo().join("policies");
+    let mut args = vec!["install", agent, "--policy", policies.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(&args).current_dir(cwd).env("HOME", home);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn install_writes_the_documented_file_once_and_the_entry_denies() {
+    let t = TempDir::new("more-agents-install");
+    let (home, proj) = (t.path().join("home"), t.path().join("proj"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&proj).unwrap();
+    // Someone else's Cursor hook stays; ours is added beside it.
+    let cursor_file = home.join(".cursor/hooks.json");
+    std::fs::create_dir_all(cursor_file.parent().unwrap()).unwrap();
+    std::fs::write(&cursor_file, r#"{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}}"#).unwrap();
+    let files = [
+        (
+            "cursor",
+            "user",
+            cursor_file.clone(),
+            "beforeShellExecution",
+        ),
+        (
+            "copilot",
+            "project",
+            proj.join(".github/hooks/hook-policy.json"),
+            "preToolUse",
+        ),
+        (
+            "windsurf",
+            "user",
+            home.join(".codeium/windsurf/hooks.json"),
+            "pre_run_command",
+        ),
+        (
+            "windsurf",
+            "project",
+            proj.join(".windsurf/hooks.json"),
+            "pre_run_command",
+        ),
+    ];
+    for (agent, scope, file, event) in &files {
+        let out = install(agent, &home, &proj, &["--write", "--scope", scope]);
+        assert!(out.status.success(), "{agent} {scope}: {out:?}");
+        let first = std::fs::read(file).unwrap();
+        // A second run changes nothing.
+        let out = install(agent, &home, &proj, &["--write", "--scope", scope]);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("nothing changed"),
+            "{out:?}"
+        );
+        assert_eq!(std::fs::read(file).unwrap(), first, "{agent} {scope}");
+        // The installed command, run as the agent runs it, denies rm -rf.
+        let doc: Value = serde_json::from_slice(&first).unwrap();
+        let hooks = doc["hooks"][event].as_array().unwrap();
+        let ours = hooks.last().unwrap();
+        let command = ours["command"].as_str().or(ours["bash"].as_str()).unwrap();
+        let event = match *agent {
+            "cursor" => cursor("beforeShellExecution", json!({"command": "rm -rf ~"})),
+            "copilot" => copilot("bash", json!({"command": "rm -rf ~"})),
+            _ => windsurf("pre_run_command", json!({"command_line": "rm -rf ~"})),
+        };
+        let out = run(
+            Path::new("/bin/sh"),
+            &["-c", command],
+            &[("HOME", "/home/user")],
+            event.to_string().as_bytes(),
+        );
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            said.contains("no-recursive-force-delete"),
+            "{agent}: {said}"
+        );
+    }
+    // The other hooks of the Cursor file are still there, ours added once.
+    let doc: Value = serde_json::from_slice(&std::fs::read(&cursor_file).unwrap()).unwrap();
+    assert_eq!(
+        doc["hooks"]["afterFileEdit"],
+        json!([{"command": "./fmt.sh"}])
+    );
+    let shell = doc["hooks"]["beforeShellExecution"].as_array().unwrap();
+    assert_eq!(shell.len(), 2, "{doc}");
+    assert_eq!(shell[0], json!({"command": "./audit.sh"}));
+    assert!(cursor_file.with_extension("json.bak").exists());
+    // A file created by install had nothing to back up.
+    assert!(!proj.join(".github/hooks/hook-policy.json.bak").exists());
+}
+
+#[test]
+fn install_refuses_files_it_cannot_own_and_prints_without_write() {
+    let t = TempDir::new("more-agents-refuse");
+    let home = t.path().to_path_buf();
+    let bad = t.write("bad.json", "{ not json");
+    let claude = t.write(
+        "settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": []}]}}"#,
+    );
+    let v2 = t.write("v2.json", r#"{"version": 2, "hooks": {}}"#);
+    for (agent, file) in [
+        ("cursor", &bad),
+        ("windsurf", &claude),
+        ("cursor", &v2),
+        ("windsurf", &bad),
+    ] {
+        let before = std::fs::read(file).unwrap();
+        let out = install(
+            agent,
+            &home,
+            t.path(),
+            &["--settings", file.to_str().unwrap()],
+        );
+        assert_eq!(out.status.code(), Some(2), "{agent}: {out:?}");
+        assert!(stderr(&out).contains("nothing was changed"), "{out:?}");
+        assert_eq!(std::fs::read(file).unwrap(), before);
+    }
+    // Copilot CLI documents repository hooks only.
+    let out = install("copilot", &home, t.path(), &["--write", "--scope", "user"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // Without --write the entry is printed and nothing is written.
+    let out = install("copilot", &home, t.path(), &[]);
+    assert!(out.status.success());
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["version"], 1);
+    let entry = &printed["hooks"]["preToolUse"][0];
+    assert_eq!(entry["type"], "command");
+    assert_eq!(entry["timeoutSec"], 30);
+    assert!(entry["bash"]
+        .as_str()
+        .unwrap()
+        .contains(" hook copilot --policy "));
+    assert!(!t.path().join(".github").exists());
+}

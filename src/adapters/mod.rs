@@ -5,6 +5,7 @@ pub mod coding_agent;
 pub mod copilot;
 pub mod cursor;
 pub mod hook_command;
+pub mod hook_config;
 pub mod picoclaw;
 pub mod tool_call;
 pub mod windsurf;

@@ -35,6 +35,14 @@ pub enum InstallTarget {
     Gemini(AgentInstall),
     /// Print, or merge into --settings (hooks.json), Codex's PreToolUse hook entry.
     Codex(AgentInstall),
+    /// Print, or --write into Cursor's hooks.json, the beforeShellExecution,
+    /// beforeMCPExecution and beforeReadFile entries.
+    Cursor(super::install_hooks::HookFileInstall),
+    /// Print, or --write into .github/hooks/hook-policy.json, Copilot CLI's preToolUse entry.
+    Copilot(super::install_hooks::HookFileInstall),
+    /// Print, or --write into Windsurf's hooks.json, the pre_run_command,
+    /// pre_read_code, pre_write_code and pre_mcp_tool_use entries.
+    Windsurf(super::install_hooks::HookFileInstall),
 }
 
 #[derive(clap::Args)]
@@ -55,6 +63,9 @@ pub fn run(target: InstallTarget) -> ExitStatus {
         InstallTarget::ClaudeCode(a) => agent_settings(Harness::ClaudeCode, a),
         InstallTarget::Gemini(a) => agent_settings(Harness::Gemini, a),
         InstallTarget::Codex(a) => agent_settings(Harness::Codex, a),
+        InstallTarget::Cursor(a) => super::install_hooks::run(Harness::Cursor, a),
+        InstallTarget::Copilot(a) => super::install_hooks::run(Harness::Copilot, a),
+        InstallTarget::Windsurf(a) => super::install_hooks::run(Harness::Windsurf, a),
     };
     match result {
         Ok(()) => ExitStatus::Success,
@@ -103,7 +114,7 @@ fn agent_settings(harness: Harness, args: AgentInstall) -> Result<(), String> {
 
 /// The absolute paths an installed hook runs with; refuses a policy that
 /// does not load (the agent would deny every guarded call).
-fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> {
+pub(super) fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> {
     let mut absolute = Vec::new();
     for p in policy {
         absolute.push(

@@ -8,6 +8,7 @@ pub mod args;
 pub mod check;
 pub mod eval;
 pub mod install;
+pub mod install_hooks;
 pub(crate) mod output;
 pub mod reference;
 pub mod serve;

@@ -1,0 +1,204 @@
+//! The hooks.json entries that make Cursor, Copilot CLI and Windsurf call
+//! `policy hook AGENT`, and their merge into the file at its documented
+//! location (see each adapter's module doc for the pages).
+//!
+//! A merge keeps everything that is not ours, replaces our earlier entries
+//! (found by their command: `<exe> hook AGENT ... --policy`), and writes
+//! only when the result differs, so a second install changes nothing; the
+//! file is replaced whole through a temporary file, with a `.bak` of the
+//! old one when there was one. A file that is not JSON, has a `version`
+//! other than 1 where the agent wants one, or already holds hook events of
+//! another agent is refused untouched: merging into the wrong agent's file
+//! would leave the agent it was meant for unguarded.
+
+use super::tool_call::Harness;
+use serde_json::{json, Map, Value as Json};
+use std::path::{Path, PathBuf};
+
+/// Where an install goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// The events each agent's entry registers.
+pub fn events(harness: Harness) -> &'static [&'static str] {
+    match harness {
+        Harness::Cursor => &super::cursor::EVENTS,
+        Harness::Copilot => &["preToolUse"],
+        Harness::Windsurf => &super::windsurf::EVENTS,
+        _ => &[],
+    }
+}
+
+/// Hook event names that mark a file as another agent's.
+fn foreign_events(harness: Harness) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = [Harness::Cursor, Harness::Copilot, Harness::Windsurf]
+        .into_iter()
+        .filter(|h| *h != harness)
+        .flat_map(events)
+        .copied()
+        .collect();
+    // Claude Code and Gemini CLI settings, and Codex's hooks.json.
+    out.extend(["PreToolUse", "BeforeTool", "BeforeModel"]);
+    out
+}
+
+/// The documented location of the agent's hooks file.
+pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathBuf, String> {
+    Ok(match (harness, scope) {
+        (Harness::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
+        (Harness::Cursor, Scope::Project) => PathBuf::from(".cursor/hooks.json"),
+        (Harness::Copilot, Scope::Project) => PathBuf::from(".github/hooks/hook-policy.json"),
+        (Harness::Copilot, Scope::User) => {
+            return Err("Copilot CLI's documentation names repository hooks only (.github/hooks/*.json); install with --scope project in the repository".into())
+        }
+        (Harness::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
+        (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
+        (other, _) => return Err(format!("{} is not installed through a hooks.json file", other.title())),
+    })
+}
+
+/// The command an entry runs.
+pub fn command(harness: Harness, exe: &Path, policy: &[PathBuf]) -> String {
+    let mut command = format!(
+        "{} hook {}",
+        quote(&exe.display().to_string()),
+        harness.name()
+    );
+    for p in policy {
+        command.push_str(" --policy ");
+        command.push_str(&quote(&p.display().to_string()));
+    }
+    command
+}
+
+/// The entry document: what a fresh hooks file would hold.
+pub fn entry(harness: Harness, exe: &Path, policy: &[PathBuf]) -> Json {
+    let command = command(harness, exe, policy);
+    let one = match harness {
+        Harness::Cursor => json!({"command": command}),
+        // No `powershell` command: the entry's quoting is POSIX shell.
+        Harness::Copilot => json!({"type": "command", "bash": command, "timeoutSec": 30}),
+        // show_output makes Windsurf show the reason of a block.
+        _ => json!({"command": command, "show_output": true}),
+    };
+    let hooks: Map<String, Json> = events(harness)
+        .iter()
+        .map(|e| (e.to_string(), json!([one.clone()])))
+        .collect();
+    match harness {
+        Harness::Windsurf => json!({"hooks": hooks}),
+        _ => json!({"version": 1, "hooks": hooks}),
+    }
+}
+
+fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Whether a hook entry is one of ours (from any earlier install).
+fn is_ours(harness: Harness, hook: &Json) -> bool {
+    let needle = format!(" hook {} ", harness.name());
+    ["command", "bash"].iter().any(|k| {
+        hook.get(*k)
+            .and_then(Json::as_str)
+            .is_some_and(|c| c.contains(&needle) && c.contains("--policy"))
+    })
+}
+
+/// `doc` with `entry` merged in, or why the file is refused.
+pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Result<Json, String> {
+    let shown = file.display();
+    let Some(root) = doc.as_object_mut() else {
+        return Err(format!("{shown} is not a JSON object; nothing was changed"));
+    };
+    if let Some(v) = entry.get("version") {
+        match root.get("version") {
+            None => {
+                root.insert("version".into(), v.clone());
+            }
+            Some(found) if found == v => {}
+            Some(found) => {
+                return Err(format!(
+                    "{shown} has version {found}; {} reads version {v}: nothing was changed",
+                    harness.title()
+                ))
+            }
+        }
+    }
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err(format!(
+            "`hooks` in {shown} is not an object; nothing was changed"
+        ));
+    };
+    let foreign = foreign_events(harness);
+    if let Some(e) = hooks.keys().find(|k| foreign.contains(&k.as_str())) {
+        return Err(format!(
+            "{shown} has a `{e}` hook, so it belongs to another agent, not {}: nothing was changed",
+            harness.title()
+        ));
+    }
+    for (event, ours) in entry["hooks"].as_object().into_iter().flatten() {
+        let list = hooks.entry(event.clone()).or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else {
+            return Err(format!(
+                "`hooks.{event}` in {shown} is not a list; nothing was changed"
+            ));
+        };
+        list.retain(|h| !is_ours(harness, h));
+        list.extend(ours.as_array().into_iter().flatten().cloned());
+    }
+    Ok(doc)
+}
+
+/// Merges the entry into `file`; says what it did.
+pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+    let shown = file.display();
+    let before = match std::fs::read_to_string(file) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
+    let doc = match before.as_deref() {
+        None => json!({}),
+        Some(t) if t.trim().is_empty() => json!({}),
+        Some(t) => serde_json::from_str::<Json>(t).map_err(|e| {
+            format!("{shown} is not valid JSON ({e}); fix it first, nothing was changed")
+        })?,
+    };
+    let was = doc.clone();
+    let doc = merged(harness, doc, entry, file)?;
+    if before.is_some() && doc == was {
+        return Ok(format!("{shown} already runs hook-policy; nothing changed"));
+    }
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut note = String::new();
+    if before.is_some() {
+        let bak = file.with_extension("json.bak");
+        std::fs::copy(file, &bak)
+            .map_err(|e| format!("cannot back up to {}: {e}", bak.display()))?;
+        note = format!(" (previous version kept as {})", bak.display());
+    }
+    let tmp = file.with_extension("json.hook-policy.tmp");
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
+    Ok(format!(
+        "{} now runs hook-policy from {shown} on {}{note}",
+        harness.title(),
+        events(harness).join(", ")
+    ))
+}

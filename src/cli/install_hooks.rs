@@ -1,0 +1,67 @@
+//! `policy install cursor|copilot|windsurf`: print the hooks.json entries,
+//! or with `--write` merge them into the file at its documented location
+//! (`--scope user|project`), or into `--settings FILE`. The entries and the
+//! merge are `adapters::hook_config`'s.
+
+use super::output::{errln, outln};
+use crate::adapters::hook_config::{self, Scope};
+use crate::adapters::tool_call::Harness;
+use clap::ValueEnum;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ScopeArg {
+    /// The user's own hooks file (Cursor: ~/.cursor/hooks.json; Windsurf:
+    /// ~/.codeium/windsurf/hooks.json).
+    User,
+    /// The project's, from the current directory (Cursor: .cursor/hooks.json;
+    /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json).
+    Project,
+}
+
+#[derive(clap::Args)]
+pub struct HookFileInstall {
+    /// Policy files or directories.
+    #[arg(long, short, required = true)]
+    pub policy: Vec<PathBuf>,
+    /// Which documented hooks file --write merges into.
+    #[arg(long, value_enum, default_value = "project")]
+    pub scope: ScopeArg,
+    /// Merge the entries into the hooks file of --scope (without it they are printed).
+    #[arg(long)]
+    pub write: bool,
+    /// Merge into this file instead of the documented location.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+}
+
+pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
+    let (exe, policy) = super::install::install_paths(&args.policy)?;
+    let entry = hook_config::entry(harness, &exe, &policy);
+    let scope = match args.scope {
+        ScopeArg::User => Scope::User,
+        ScopeArg::Project => Scope::Project,
+    };
+    let file = match (args.settings, args.write) {
+        (Some(file), _) => file,
+        (None, true) => {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .ok_or("HOME is not set: pass --settings FILE")?;
+            hook_config::default_path(harness, scope, &home)?
+        }
+        (None, false) => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&entry).unwrap_or_default()
+            );
+            errln!(
+                "Merge this into {}'s hooks file, or run again with --write.",
+                harness.title()
+            );
+            return Ok(());
+        }
+    };
+    outln!("{}", hook_config::install(harness, &file, &entry)?);
+    Ok(())
+}
