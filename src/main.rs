@@ -16,7 +16,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hook_policy::adapters::tool_call::{self, Harness};
-use hook_policy::adapters::{chibi, coding_agent, picoclaw};
+use hook_policy::adapters::{agent_settings, chibi, coding_agent, picoclaw};
 use hook_policy::catalogue;
 use hook_policy::compile::compile;
 use hook_policy::diagnostic::{Diagnostic, Severity};
@@ -104,6 +104,13 @@ enum Command {
         #[command(subcommand)]
         harness: InstallTarget,
     },
+    /// Remove what `policy install AGENT --settings FILE` added.
+    Uninstall {
+        agent: Agent,
+        /// The settings file the entry was merged into.
+        #[arg(long, required = true)]
+        settings: PathBuf,
+    },
     /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
     ///
     /// This is the command an agent's settings run (`policy install AGENT`
@@ -111,8 +118,11 @@ enum Command {
     Hook {
         agent: Agent,
         /// Policy files or directories.
-        #[arg(long, short, required = true)]
+        #[arg(long, short, required_unless_present = "policy_list", conflicts_with = "policy_list")]
         policy: Vec<PathBuf>,
+        /// A file naming the policy paths, one a line (what `policy install` writes).
+        #[arg(long, value_name = "FILE")]
+        policy_list: Option<PathBuf>,
         /// The context name `pre_api_tools` and `pre_api_request` rules see.
         #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
         context: String,
@@ -293,11 +303,16 @@ fn run() -> ExitCode {
         Command::Hook {
             agent,
             policy,
+            policy_list,
             context,
         } => {
+            let from = match policy_list {
+                Some(list) => coding_agent::PolicyFrom::List(list),
+                None => coding_agent::PolicyFrom::Paths(policy),
+            };
             let code = coding_agent::run(
                 agent.harness(),
-                &policy,
+                &from,
                 &context,
                 &mut std::io::stdin().lock(),
                 &mut std::io::stdout(),
@@ -362,32 +377,39 @@ fn run() -> ExitCode {
                 InstallTarget::Codex(a) => (Harness::Codex, a),
                 _ => unreachable!(),
             };
-            let (exe, policy) = match install_paths(&args.policy) {
-                Ok(v) => v,
-                Err(e) => {
-                    errln!("error: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let entry = coding_agent::settings_entry(harness, &exe, &policy);
-            match args.settings {
-                None => {
-                    outln!(
-                        "{}",
-                        serde_json::to_string_pretty(&entry).unwrap_or_default()
-                    );
+            match agent_settings::install(harness, &args.policy, args.settings.as_deref()) {
+                Ok(done) => {
+                    if args.settings.is_none() {
+                        outln!(
+                            "{}",
+                            serde_json::to_string_pretty(&done.entry).unwrap_or_default()
+                        );
+                    }
+                    for note in &done.notes {
+                        if args.settings.is_some() {
+                            outln!("{note}");
+                        } else {
+                            errln!("{note}");
+                        }
+                    }
                     ExitCode::SUCCESS
                 }
-                Some(settings) => match coding_agent::merge_settings(harness, &settings, &entry) {
-                    Ok(msg) => {
-                        outln!("{msg}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => {
-                        errln!("error: {e}");
-                        ExitCode::from(2)
-                    }
-                },
+                Err(e) => {
+                    errln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Uninstall { agent, settings } => {
+            match agent_settings::uninstall(agent.harness(), &settings) {
+                Ok(msg) => {
+                    outln!("{msg}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    errln!("error: {e}");
+                    ExitCode::from(2)
+                }
             }
         }
         Command::Install {

@@ -36,7 +36,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use crate::catalogue::tools::{
-    mapping, native_hook, permission_hooks, Action, Harness, Keys, ToolMapping, TOOL_MAP,
+    canonical, mapping, native_hook, permission_hooks, Action, Canonical, Harness, Keys,
+    ToolMapping, TOOL_MAP,
 };
 use Action::*;
 use Harness::*;
@@ -53,8 +54,55 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
-/// The permission questions a call implies.
-pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check> {
+/// Strings of the first present key: one string, or every string of a list.
+fn string_list(args: &Json, keys: Keys) -> Vec<String> {
+    match keys.iter().find_map(|k| args.get(*k)) {
+        Some(Json::String(s)) => vec![s.clone()],
+        Some(Json::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every string under a key named `url`, at any depth (bounded: arguments
+/// nested deeper than 16 levels are not a tool's real shape).
+fn nested_urls(args: &Json) -> Vec<&str> {
+    fn walk<'a>(v: &'a Json, depth: usize, out: &mut Vec<&'a str>) {
+        if depth > 16 {
+            return;
+        }
+        match v {
+            Json::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v) {
+                        ("url", Json::String(s)) => out.push(s),
+                        _ => walk(v, depth + 1, out),
+                    }
+                }
+            }
+            Json::Array(items) => items.iter().for_each(|i| walk(i, depth + 1, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(args, 0, &mut out);
+    out
+}
+
+/// The permission questions a call implies. `root` is the project root;
+/// `call_dir` the directory the call runs in when the harness says it
+/// differs (Codex's per-call `workdir`): relative patch paths and a
+/// search's relative directory are taken from it. A search too wide to
+/// check is an error (the caller denies).
+pub fn permission_checks(
+    harness: Harness,
+    tool: &str,
+    args: &Json,
+    root: &str,
+    call_dir: Option<&str>,
+) -> Result<Vec<Check>, String> {
     let shell = |command: &str| Check {
         hook: "pre_shell_exec",
         payload: json!({"tool_name": tool, "command": command}),
@@ -110,6 +158,30 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
             out.push(write(p, Some(&content.join("\n"))));
         }
         Fetch { url } => out.push(fetch(first_str(args, url).unwrap_or(""))),
+        Search { path, include } => {
+            let dir = first_str(args, path).unwrap_or(".");
+            let globs = string_list(args, include);
+            let base = call_dir.unwrap_or(root);
+            for file in super::search_walk::files_searched(dir, &globs, base)
+                .map_err(|e| e.to_string())?
+            {
+                out.push(read(&file));
+            }
+        }
+        ReadMany { list } => {
+            for p in string_list(args, list) {
+                out.push(read(&p));
+            }
+        }
+        Watch { command } => {
+            if let Some(c) = first_str(args, command) {
+                out.push(shell(c));
+            }
+            for u in nested_urls(args) {
+                out.push(fetch(u));
+            }
+        }
+        LoadTools { .. } => {}
         FetchInText { text } => {
             for url in urls_in_text(first_str(args, text).unwrap_or("")) {
                 out.push(fetch(url));
@@ -117,21 +189,28 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
         }
         Patch { text } => {
             for (path, content) in patch_files(first_str(args, text).unwrap_or("")) {
+                // Codex applies a patch in the call's working directory.
+                let path = match call_dir {
+                    Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
+                        format!("{}/{path}", dir.trim_end_matches('/'))
+                    }
+                    _ => path,
+                };
                 out.push(write(&path, Some(&content)));
             }
         }
         Other => {
             // Unlisted tools (MCP servers, plugins): a command or URL
-            // argument is what it looks like.
+            // argument is what it looks like, at any depth for URLs.
             if let Some(c) = args.get("command").and_then(Json::as_str) {
                 out.push(shell(c));
             }
-            if let Some(u) = args.get("url").and_then(Json::as_str) {
+            for u in nested_urls(args) {
                 out.push(fetch(u));
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -254,6 +333,15 @@ impl PolicySource {
         }
     }
 
+    /// A source whose policy cannot be had (its list file is missing):
+    /// every hook gets `message` as a load failure, and fails by its class.
+    pub fn broken(message: String) -> PolicySource {
+        PolicySource::compiled(std::sync::Arc::new(Prepared::Broken {
+            message,
+            diagnostics: Vec::new(),
+        }))
+    }
+
     pub fn per_hook(paths: Vec<PathBuf>, cache_dir: Option<&Path>) -> PolicySource {
         PolicySource {
             paths,
@@ -297,6 +385,9 @@ pub struct CallDecision {
     pub notes: Vec<String>,
     /// Whether the verdict comes from a failure rather than a rule.
     pub failed: bool,
+    /// The deciding rule's reason as the policy wrote it (before `${{ }}`
+    /// interpolation), for the decision log.
+    pub reason_template: Option<String>,
 }
 
 /// The result of one canonical question.
@@ -344,6 +435,88 @@ fn ask(
     }
 }
 
+/// A rule's reason as written, looked up in the policy compiled for `hook`.
+fn template(source: &mut PolicySource, hook: &'static str, rule: &str) -> Option<String> {
+    match source.get(hook) {
+        Prepared::Ready(p) => p
+            .rules
+            .iter()
+            .find(|r| r.id == rule)
+            .and_then(|r| r.reason_source.clone()),
+        Prepared::Broken { .. } => None,
+    }
+}
+
+/// A native tool's arguments as `pre_tool` sees them: the listed ones
+/// renamed and rescaled, the rest unchanged.
+pub fn to_canonical(c: &Canonical, args: &Map<String, Json>) -> Json {
+    let mut out = Map::new();
+    for (k, v) in args {
+        match c.args.iter().find(|a| a.native == k) {
+            Some(a) => {
+                out.insert(a.canonical.into(), scale_down(v, a.native_per_unit));
+            }
+            None => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Json::Object(out)
+}
+
+/// A canonical argument a `pre_tool` rule set, in the harness's own name and unit.
+pub fn to_native(c: &Canonical, key: &str, value: Json) -> (String, Json) {
+    match c.args.iter().find(|a| a.canonical == key) {
+        Some(a) => (a.native.to_string(), scale_up(&value, a.native_per_unit)),
+        None => (key.to_string(), value),
+    }
+}
+
+fn scale_down(v: &Json, per: u32) -> Json {
+    if per == 1 {
+        return v.clone();
+    }
+    match v {
+        Json::Number(n) if n.as_u64().is_some_and(|u| u % u64::from(per) == 0) => {
+            json!(n.as_u64().unwrap_or(0) / u64::from(per))
+        }
+        Json::Number(n) => n
+            .as_f64()
+            .map_or_else(|| v.clone(), |f| json!(f / f64::from(per))),
+        other => other.clone(),
+    }
+}
+
+fn scale_up(v: &Json, per: u32) -> Json {
+    if per == 1 {
+        return v.clone();
+    }
+    match v {
+        Json::Number(n) if n.as_i64().is_some() => {
+            json!(n.as_i64().unwrap_or(0).saturating_mul(i64::from(per)))
+        }
+        Json::Number(n) => n
+            .as_f64()
+            .map_or_else(|| v.clone(), |f| json!((f * f64::from(per)).round() as i64)),
+        other => other.clone(),
+    }
+}
+
+/// The tools a ToolSearch query loads by name: `select:A,B`.
+fn tools_selected(query: &str) -> Vec<String> {
+    query
+        .trim()
+        .strip_prefix("select:")
+        .map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn with_rule(text: &str, rule: &str) -> String {
     format!("{text} [hook-policy rule: {rule}]")
 }
@@ -368,6 +541,7 @@ pub fn decide_call(
         rule: None,
         notes: Vec::new(),
         failed: false,
+        reason_template: None,
     };
     let mut asked: Option<(String, String)> = None;
     let deny = |out: &mut CallDecision, reason: String, rule: Option<String>| {
@@ -376,9 +550,14 @@ pub fn decide_call(
     };
     let args_map = arguments.as_object().cloned().unwrap_or_default();
 
-    // 1. pre_tool: block, or rewrite the arguments.
+    // 1. pre_tool: block, or rewrite the arguments, in canonical terms
+    // (chibi's tool name, names and units), turned back afterwards.
     let mut args = Json::Object(args_map.clone());
-    let payload = json!({"tool_name": tool, "arguments": args});
+    let view = canonical(harness, tool);
+    let payload = match view {
+        Some(c) => json!({"tool_name": c.name, "arguments": to_canonical(c, &args_map)}),
+        None => json!({"tool_name": tool, "arguments": args}),
+    };
     match ask(source, "pre_tool", &payload, ctx) {
         Answer::Failed { message, mode } => {
             out.notes.push(format!("pre_tool: {message}"));
@@ -395,38 +574,63 @@ pub fn decide_call(
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
             if let Some(b) = d.block {
+                out.reason_template = template(source, "pre_tool", &b.rule);
                 deny(&mut out, with_rule(&b.value, &b.rule), Some(b.rule));
                 return out;
             }
             if !d.arguments.is_empty() {
                 let mut m: Map<String, Json> = args_map.clone();
                 for (k, w) in d.arguments {
-                    m.insert(k, w.value);
+                    match view {
+                        Some(c) => {
+                            let (k, v) = to_native(c, &k, w.value);
+                            m.insert(k, v);
+                        }
+                        None => {
+                            m.insert(k, w.value);
+                        }
+                    }
                 }
                 args = Json::Object(m);
             }
         }
     }
 
-    // 2. pre_api_tools with just this tool.
+    // 2. pre_api_tools with just this tool, and with every tool a tool
+    // search would load (Claude Code's ToolSearch `select:A,B`).
     let tool_type = mapping(harness, tool).map_or("other", |m| m.tool_type);
-    let payload =
-        json!({"context_name": context_name, "tools": [{"name": tool, "type": tool_type}]});
+    let mut offered = vec![(tool.to_string(), tool_type)];
+    if let Some(Action::LoadTools { query }) = mapping(harness, tool).map(|m| m.action) {
+        for name in tools_selected(first_str(&args, query).unwrap_or("")) {
+            let ty = mapping(harness, &name).map_or("other", |m| m.tool_type);
+            offered.push((name, ty));
+        }
+    }
+    let tools: Vec<Json> = offered
+        .iter()
+        .map(|(n, t)| json!({"name": n, "type": t}))
+        .collect();
+    let payload = json!({"context_name": context_name, "tools": tools});
     match ask(source, "pre_api_tools", &payload, ctx) {
         // A broken filter hides nothing (its hook class fails open).
         Answer::Failed { message, .. } => out.notes.push(format!("pre_api_tools: {message}")),
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
-            let included = d
-                .include
-                .as_ref()
-                .is_none_or(|i| i.iter().any(|n| n == tool));
-            let excluded = d.exclude.iter().any(|n| n == tool);
-            if !included || excluded {
+            let hidden = offered.iter().map(|(n, _)| n.as_str()).find(|n| {
+                let included = d.include.as_ref().is_none_or(|i| i.iter().any(|x| x == n));
+                let excluded = d.exclude.iter().any(|x| x == n);
+                !included || excluded
+            });
+            if let Some(name) = hidden {
                 let rules = d.matched.join(", ");
+                let what = if name == tool {
+                    format!("the tool `{tool}` is not offered under this policy")
+                } else {
+                    format!("`{tool}` would load `{name}`, which is not offered under this policy")
+                };
                 deny(
                     &mut out,
-                    format!("the tool `{tool}` is not offered under this policy [hook-policy rule: {rules}]"),
+                    format!("{what} [hook-policy rule: {rules}]"),
                     d.matched.first().cloned(),
                 );
                 return out;
@@ -435,7 +639,17 @@ pub fn decide_call(
     }
 
     // 3. The permission hooks of the tool's action, then 4. the native event.
-    let mut questions = permission_checks(harness, tool, &args);
+    let call_dir = native_payload
+        .get("cwd")
+        .and_then(Json::as_str)
+        .filter(|d| !d.is_empty() && d.trim_end_matches('/') != ctx.project_root.trim_end_matches('/'));
+    let mut questions = match permission_checks(harness, tool, &args, ctx.project_root, call_dir) {
+        Ok(q) => q,
+        Err(message) => {
+            deny(&mut out, message, None);
+            return out;
+        }
+    };
     let mut native = native_payload.clone();
     if let (Some(obj), true) = (
         native.as_object_mut(),
@@ -473,10 +687,12 @@ pub fn decide_call(
             Answer::Decided(d) => {
                 out.matched.extend(d.matched.iter().cloned());
                 if let Some(dn) = d.deny {
+                    out.reason_template = template(source, q.hook, &dn.rule);
                     deny(&mut out, with_rule(&dn.value, &dn.rule), Some(dn.rule));
                     return out;
                 }
                 if let (Some(a), None) = (d.ask, &asked) {
+                    out.reason_template = template(source, q.hook, &a.rule);
                     asked = Some((with_rule(&a.value, &a.rule), a.rule));
                 }
                 for (k, w) in d.arguments {
@@ -566,6 +782,22 @@ pub fn markdown() -> String {
                 Patch { text } => (
                     "pre_file_write, per file",
                     format!("each Add/Update/Delete/Move-to file of the patch in {}; content: its added lines", keys(text)),
+                ),
+                Search { path, include } => (
+                    "pre_file_read, per file",
+                    format!("the directory {} (default `.`) and every file below it that {} admits (all without one), `.git` skipped; more than {} entries: denied", keys(path), keys(include), super::search_walk::MAX_ENTRIES),
+                ),
+                ReadMany { list } => (
+                    "pre_file_read, per entry",
+                    format!("each path or glob of {}", keys(list)),
+                ),
+                Watch { command } => (
+                    "pre_shell_exec, pre_fetch_url",
+                    format!("command: {}; every `url` at any depth", keys(command)),
+                ),
+                LoadTools { query } => (
+                    "pre_api_tools",
+                    format!("each tool named in {} (`select:A,B`)", keys(query)),
                 ),
                 Other => ("—", "—".to_string()),
             };
