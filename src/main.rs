@@ -118,7 +118,12 @@ enum Command {
     Hook {
         agent: Agent,
         /// Policy files or directories.
-        #[arg(long, short, required_unless_present = "policy_list", conflicts_with = "policy_list")]
+        #[arg(
+            long,
+            short,
+            required_unless_present = "policy_list",
+            conflicts_with = "policy_list"
+        )]
         policy: Vec<PathBuf>,
         /// A file naming the policy paths, one a line (what `policy install` writes).
         #[arg(long, value_name = "FILE")]

@@ -213,7 +213,8 @@ fn copy_binary(dest: &Path) -> Result<(), String> {
     std::fs::copy(&exe, &tmp)
         .map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
     set_mode(&tmp, 0o755)?;
-    std::fs::rename(&tmp, dest).map_err(|e| format!("cannot move {} into place: {e}", dest.display()))
+    std::fs::rename(&tmp, dest)
+        .map_err(|e| format!("cannot move {} into place: {e}", dest.display()))
 }
 
 /// Where a settings path really is: a symbolic link is followed, so the
@@ -278,7 +279,12 @@ fn foreign(harness: Harness, path: &Path, doc: &Json) -> Option<String> {
         "AfterAgent",
         "BeforeToolSelection",
     ];
-    const CLAUDE_STYLE: [&str; 4] = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "PermissionRequest"];
+    const CLAUDE_STYLE: [&str; 4] = [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "PermissionRequest",
+    ];
     let has = |names: &[&'static str]| names.iter().find(|n| hooks.contains_key(**n)).copied();
     let wrong = if harness == Harness::Gemini {
         has(&CLAUDE_STYLE)
@@ -327,8 +333,7 @@ fn edit_event(
     let mut placed = false;
     let mut emptied = Vec::new();
     for (gi, group) in groups.iter_mut().enumerate() {
-        let same_matcher =
-            put.is_some_and(|p| p.get("matcher") == group.get("matcher"));
+        let same_matcher = put.is_some_and(|p| p.get("matcher") == group.get("matcher"));
         let Some(hs) = group.get_mut("hooks").and_then(Json::as_array_mut) else {
             continue;
         };
@@ -421,9 +426,8 @@ pub fn uninstall(harness: Harness, settings: &Path) -> Result<String, String> {
         if let Some(hooks) = root.get_mut("hooks").and_then(Json::as_object_mut) {
             let had = handlers(hooks).filter(|h| is_ours(h, harness)).count();
             for event in all_events(harness) {
-                edit_event(hooks, event, harness, None).map_err(|e| {
-                    format!("{e} in {}; nothing was changed", settings.display())
-                })?;
+                edit_event(hooks, event, harness, None)
+                    .map_err(|e| format!("{e} in {}; nothing was changed", settings.display()))?;
             }
             removed = had > 0;
             if removed && hooks.is_empty() {
@@ -528,10 +532,22 @@ mod tests {
     #[test]
     fn only_our_own_handlers_are_ours() {
         let h = |c: &str| json!({"type": "command", "command": c});
-        assert!(is_ours(&h("/x/policy hook codex --policy-list /x/codex.policies"), Harness::Codex));
-        assert!(is_ours(&h("/x/policy hook codex --policy /p"), Harness::Codex));
-        assert!(!is_ours(&h("/x/policy hook codex --policy /p"), Harness::ClaudeCode));
-        assert!(!is_ours(&h("my-guard hook codex-extra --policy /p"), Harness::Codex));
+        assert!(is_ours(
+            &h("/x/policy hook codex --policy-list /x/codex.policies"),
+            Harness::Codex
+        ));
+        assert!(is_ours(
+            &h("/x/policy hook codex --policy /p"),
+            Harness::Codex
+        ));
+        assert!(!is_ours(
+            &h("/x/policy hook codex --policy /p"),
+            Harness::ClaudeCode
+        ));
+        assert!(!is_ours(
+            &h("my-guard hook codex-extra --policy /p"),
+            Harness::Codex
+        ));
         assert!(!is_ours(&h("my-own-guard"), Harness::Codex));
     }
 }

@@ -45,7 +45,6 @@ use serde_json::{json, Map, Value as Json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-
 /// The reply to one event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
@@ -103,7 +102,11 @@ pub fn project_root(harness: Harness, event: &Json) -> String {
             .filter(|c| !c.is_empty())
             .map(str::to_string)
     };
-    let process_dir = || std::env::current_dir().ok().map(|d| d.display().to_string());
+    let process_dir = || {
+        std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string())
+    };
     env(PROJECT_ROOT_VAR)
         .or_else(|| match harness {
             Harness::ClaudeCode => env("CLAUDE_PROJECT_DIR").or_else(event_cwd),
@@ -419,7 +422,10 @@ pub fn read_policy_list(file: &Path) -> Result<Vec<PathBuf>, String> {
         .map(PathBuf::from)
         .collect();
     if paths.is_empty() {
-        return Err(format!("the policy list {} names no policy", file.display()));
+        return Err(format!(
+            "the policy list {} names no policy",
+            file.display()
+        ));
     }
     Ok(paths)
 }

@@ -61,7 +61,8 @@ pub fn files_searched(dir: &str, include: &[String], cwd: &str) -> Result<Vec<St
         })
         .collect();
     // A glob that does not compile admits everything: check more, not less.
-    let filtered = !globs.is_empty() && globs.len() == include.iter().filter(|g| !g.is_empty()).count();
+    let filtered =
+        !globs.is_empty() && globs.len() == include.iter().filter(|g| !g.is_empty()).count();
     let mut out = vec![dir.to_string()];
     let mut stack = vec![root.clone()];
     let mut visited = 0usize;

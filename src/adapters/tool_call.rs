@@ -162,8 +162,8 @@ pub fn permission_checks(
             let dir = first_str(args, path).unwrap_or(".");
             let globs = string_list(args, include);
             let base = call_dir.unwrap_or(root);
-            for file in super::search_walk::files_searched(dir, &globs, base)
-                .map_err(|e| e.to_string())?
+            for file in
+                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?
             {
                 out.push(read(&file));
             }
@@ -642,7 +642,9 @@ pub fn decide_call(
     let call_dir = native_payload
         .get("cwd")
         .and_then(Json::as_str)
-        .filter(|d| !d.is_empty() && d.trim_end_matches('/') != ctx.project_root.trim_end_matches('/'));
+        .filter(|d| {
+            !d.is_empty() && d.trim_end_matches('/') != ctx.project_root.trim_end_matches('/')
+        });
     let mut questions = match permission_checks(harness, tool, &args, ctx.project_root, call_dir) {
         Ok(q) => q,
         Err(message) => {
@@ -819,7 +821,7 @@ mod tests {
     #[test]
     fn argv_commands_are_quoted_back_into_a_line() {
         let args = json!({"command": ["bash", "-lc", "rm -rf 'a b'"]});
-        let checks = permission_checks(Codex, "Bash", &args);
+        let checks = permission_checks(Codex, "Bash", &args, "/p", None).unwrap();
         let line = checks[0].payload["command"].as_str().unwrap();
         assert_eq!(line, r"bash -lc 'rm -rf '\''a b'\'''");
         let a = crate::shell::analyze(line);
@@ -871,14 +873,23 @@ mod tests {
                 .tool_type,
             "plugin"
         );
-        let checks =
-            permission_checks(ClaudeCode, "mcp__box__run", &json!({"command": "rm -rf /"}));
+        let checks = permission_checks(
+            ClaudeCode,
+            "mcp__box__run",
+            &json!({"command": "rm -rf /"}),
+            "/p",
+            None,
+        )
+        .unwrap();
         assert_eq!(checks[0].hook, "pre_shell_exec");
         let checks = permission_checks(
             Gemini,
             "web_fetch",
             &json!({"prompt": "read http://169.254.169.254/latest"}),
-        );
+            "/p",
+            None,
+        )
+        .unwrap();
         assert_eq!(checks[0].payload["reason"], "cloud metadata endpoint");
     }
 }

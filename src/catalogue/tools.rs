@@ -276,7 +276,9 @@ pub fn gemini_request_key(key: &str) -> Option<GeminiKey> {
     Some(match key {
         "model" => GeminiKey::Model,
         "temperature" => GeminiKey::Config("temperature"),
-        "max_tokens" | "max_output_tokens" | "maxOutputTokens" => GeminiKey::Config("maxOutputTokens"),
+        "max_tokens" | "max_output_tokens" | "maxOutputTokens" => {
+            GeminiKey::Config("maxOutputTokens")
+        }
         "top_p" | "topP" => GeminiKey::Config("topP"),
         "top_k" | "topK" => GeminiKey::Config("topK"),
         _ => return None,
