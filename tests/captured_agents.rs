@@ -113,7 +113,9 @@ fn every_captured_event_gets_its_recorded_reply() {
             if !regenerate && expected.get(&name) != Some(&got) {
                 failures.push(format!(
                     "{agent}/{name}:\n  expected {}\n  got      {got}",
-                    expected.get(&name).map_or("nothing".into(), Value::to_string)
+                    expected
+                        .get(&name)
+                        .map_or("nothing".into(), Value::to_string)
                 ));
             }
             got_all.insert(name, got);

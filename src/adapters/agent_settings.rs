@@ -292,8 +292,13 @@ fn foreign(harness: Harness, path: &Path, doc: &Json) -> Option<String> {
         has(&GEMINI_ONLY)
     };
     if let Some(event) = wrong {
+        let owner = if harness == Harness::Gemini {
+            "Claude Code's or Codex's"
+        } else {
+            "Gemini CLI's"
+        };
         return Some(format!(
-            "has `{event}` hooks, which {} does not send",
+            "has `{event}` hooks, an event of {owner}, not of {}",
             harness.title()
         ));
     }

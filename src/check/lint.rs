@@ -16,6 +16,9 @@
 //!   conditional ones whenever both match.
 //! - `lint::expensive`: comprehensions nested inside comprehensions, which
 //!   cost the product of the list sizes on every call.
+//! - `lint::request-key-ignored`: a `request` key Gemini CLI does not take
+//!   from a BeforeModel reply (it applies only model, temperature,
+//!   maxOutputTokens, topP and topK), so the rule changes nothing there.
 //!
 //! All are warnings: the policy still works, just not as written.
 //! `policy check --deny-warnings` makes them failures.
@@ -69,7 +72,31 @@ pub fn lint(policy: &CompiledPolicy) -> Vec<Diagnostic> {
         empty_includes(hook, &rules, &mut out);
     }
     conflicts(&policy.rules, &mut out);
+    ignored_request_keys(&policy.rules, &mut out);
     out
+}
+
+/// Request keys a harness with a request hook cannot apply. Only Gemini
+/// CLI drops keys silently; chibi and PicoClaw pass the body on whole.
+fn ignored_request_keys(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
+    use crate::catalogue::tools::gemini_request_key;
+    for rule in rules {
+        for (key, _) in rule.effects.request.iter().flatten() {
+            if gemini_request_key(key).is_none() {
+                out.push(
+                    Diagnostic::warning(
+                        "lint::request-key-ignored",
+                        format!(
+                            "rule `{}` sets `request.{key}`, which Gemini CLI ignores: its BeforeModel reply applies only model, temperature, maxOutputTokens, topP and topK",
+                            rule.id
+                        ),
+                    )
+                    .at(&rule.file, rule.span)
+                    .help("it still applies on chibi and PicoClaw; if it must hold on Gemini too, there is no way to set it from a hook"),
+                );
+            }
+        }
+    }
 }
 
 fn show(values: &[String]) -> String {
