@@ -727,6 +727,35 @@ pub fn decide_call(
     out
 }
 
+/// What each coding agent really does with our replies and where the
+/// project root comes from, with the versions the facts were read from
+/// (runs of the real agents: ../shared/fixtures/*/README.md).
+fn harness_facts(h: Harness) -> &'static [&'static str] {
+    match h {
+        ClaudeCode => &[
+            "Read from Claude Code 2.1.328 and 2.1.331 (`claude -p`, real runs).",
+            "Install: `policy install claude-code --settings ~/.claude/settings.json` copies the binary to `$XDG_DATA_HOME/hook-policy/policy` (else `~/.local/share/hook-policy/policy`) and the entry runs that copy with `--policy-list`: a hook command that cannot start (status 127) is ignored by Claude Code and the tool runs, so the entry never points at a build folder. `policy uninstall claude-code --settings FILE` takes it out again.",
+            "Project root: `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both. Directories added with `--add-dir` are not sent to hooks, so paths in them count as outside the project.",
+            "`ask` asks the user, and a rewrite is sent as `ask` with `updatedInput`, never `allow`. Under `claude -p` there is no user to ask: Claude Code refuses an asked call, rewritten ones included.",
+            "Events carry `prompt_id` and `effort` (catalogued on `claude_code.PreToolUse`); WebFetch and Monitor are deferred tools that the model first loads with ToolSearch; `Task` is now `Agent`.",
+        ],
+        Gemini => &[
+            "Read from Gemini CLI 0.61 (`gemini -p --yolo`, real runs) and its source.",
+            "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some).",
+            "Project root: `GEMINI_PROJECT_DIR` (Gemini sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+            "`ask`: Gemini 0.61 has `decision: ask`, but it hung a headless `--yolo` run until killed, so an ask is answered with a deny.",
+            "BeforeModel: Gemini takes `model` and, from `llm_request.config`, temperature, maxOutputTokens, topP and topK, unsetting any of the four a reply leaves out; the reply therefore carries the incoming config with the rules' keys changed. Other request keys (stop sequences, ...) are dropped by Gemini; `policy check` warns about them (`lint::request-key-ignored`).",
+        ],
+        Codex => &[
+            "Read from Codex CLI 0.169 (`codex exec`, real runs) and its source.",
+            "Install: `policy install codex --settings ~/.codex/hooks.json`. Codex runs a new or changed hook only once the user trusts it (`/hooks` in the TUI, or `--dangerously-bypass-hook-trust` for unattended runs) and skips an untrusted one without a word. The entry runs the installed copy with `--policy-list`, so installing another policy rewrites only the list file and the trusted entry stays byte for byte the same.",
+            "Project root: the directory Codex starts the hook in (the session's working directory), or `HOOK_POLICY_PROJECT_ROOT`; never the event's `cwd`, which is the `workdir` the model chose for that call. Relative paths of an `apply_patch` are taken from that `cwd`, where Codex applies them.",
+            "`ask`: Codex treats `permissionDecision: ask` as unsupported and runs the command, so an ask is answered with a deny. Codex applies a rewrite only with `allow` + `updatedInput`; hook-policy never says allow, so a rewrite is denied.",
+        ],
+        PicoClaw => &[],
+    }
+}
+
 /// Renders [`TOOL_MAP`] as Markdown; committed as `docs/adapters.md`.
 pub fn markdown() -> String {
     use std::fmt::Write;
@@ -737,8 +766,13 @@ pub fn markdown() -> String {
          argument rewrites apply to what follows), `pre_api_tools` with the one tool (a tool the\n\
          policy would not offer is denied), the permission hooks below, and the harness's native\n\
          event. A deny anywhere wins; an ask wins over silence.\n\n\
-         Tools not listed get `pre_tool` and `pre_api_tools` only, except that a string argument\n\
-         named `command` is checked at `pre_shell_exec` and one named `url` at `pre_fetch_url`.\n\n",
+         `pre_tool` sees a shell tool in canonical terms on every harness: `tool_name` is\n\
+         `shell_exec`, and arguments carry chibi's names and units (Claude Code's Bash `timeout`\n\
+         arrives in seconds; a rewrite of it goes back in milliseconds). Other tools keep their\n\
+         native names there; rules on native names belong on the native event.\n\n\
+         Tools not listed get `pre_tool` and `pre_api_tools` (type `other`) only, except that a\n\
+         string argument named `command` is checked at `pre_shell_exec` and every string under a\n\
+         key named `url`, at any depth, at `pre_fetch_url`.\n\n",
     );
     for h in Harness::ALL {
         let _ = writeln!(out, "## {} (`{}`)\n", h.title(), h.name());
@@ -757,6 +791,12 @@ pub fn markdown() -> String {
                 "denies, saying that the user's approval is needed"
             }
         );
+        for line in harness_facts(h) {
+            let _ = writeln!(out, "- {line}");
+        }
+        if !harness_facts(h).is_empty() {
+            out.push('\n');
+        }
         out.push_str("| tool | type | canonical hooks | from arguments |\n|---|---|---|---|\n");
         for m in TOOL_MAP.iter().filter(|m| m.harness == h) {
             let keys = |k: Keys| {
