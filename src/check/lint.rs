@@ -16,6 +16,9 @@
 //!   conditional ones whenever both match.
 //! - `lint::expensive`: comprehensions nested inside comprehensions, which
 //!   cost the product of the list sizes on every call.
+//! - `lint::native-name-at-pre-tool`: a `pre_tool` condition naming a
+//!   harness's shell tool (`'Bash'`): `pre_tool` sees every shell tool as
+//!   `shell_exec`, so the test never holds.
 //! - `lint::request-key-ignored`: a `request` key Gemini CLI does not take
 //!   from a BeforeModel reply (it applies only model, temperature,
 //!   maxOutputTokens, topP and topK), so the rule changes nothing there.
@@ -73,7 +76,40 @@ pub fn lint(policy: &CompiledPolicy) -> Vec<Diagnostic> {
     }
     conflicts(&policy.rules, &mut out);
     ignored_request_keys(&policy.rules, &mut out);
+    native_names_at_pre_tool(&policy.rules, &mut out);
     out
+}
+
+/// `pre_tool` conditions that name a native shell tool, which `pre_tool`
+/// never sees (it sees `shell_exec`).
+fn native_names_at_pre_tool(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
+    use crate::catalogue::tools::CANONICAL;
+    use cel::common::ast::LiteralValue;
+    for rule in rules.iter().filter(|r| r.hooks.contains(&"pre_tool")) {
+        let Some(cond) = &rule.when else { continue };
+        let mut named: Option<String> = None;
+        crate::expr::ast::visit(&cond.expr, &mut |node| {
+            if let Expr::Literal(LiteralValue::String(s)) = &node.expr {
+                let text = s.to_string();
+                if named.is_none() && CANONICAL.iter().any(|c| c.tool == text) {
+                    named = Some(s.to_string());
+                }
+            }
+        });
+        if let Some(name) = named {
+            out.push(
+                Diagnostic::warning(
+                    "lint::native-name-at-pre-tool",
+                    format!(
+                        "rule `{}` names `{name}` at pre_tool, which sees every harness's shell tool as `shell_exec`: this test never holds there",
+                        rule.id
+                    ),
+                )
+                .at(&rule.file, rule.span)
+                .help("test `tool_name == 'shell_exec'`, or put the rule on the harness's native event (e.g. claude_code.PreToolUse)"),
+            );
+        }
+    }
 }
 
 /// Request keys a harness with a request hook cannot apply. Only Gemini
