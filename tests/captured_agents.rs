@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{bin, repo, stdout_json, TempDir};
+use common::{bin, repo, TempDir};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -230,9 +230,9 @@ pub struct CanonicalArg {
 
 /// How `pre_tool` sees a native tool: under chibi's tool name, with the
 /// listed arguments renamed and rescaled (others pass through unchanged),
-/// so one `pre_tool` rule (`tool_name == 'shell_exec' && arguments.timeout
-/// > 120`) means the same on every harness, and its rewrites are turned back
-/// into the harness's own names and units.
+/// so one `pre_tool` rule capping `arguments.timeout` of `shell_exec` means
+/// the same on every harness, and its rewrites are turned back into the
+/// harness's own names and units.
 #[derive(Debug, Clone, Copy)]
 pub struct Canonical {
     pub harness: Harness,
