@@ -5,10 +5,10 @@
 //! installed broken policy would deny every guarded call. `policy uninstall
 //! AGENT` takes a coding agent's entry out again.
 
+use super::args::Agent;
 use super::output::{errln, outln};
 use super::ExitStatus;
 use crate::adapters::tool_call::Harness;
-use super::args::Agent;
 use crate::adapters::{agent_settings, chibi, picoclaw};
 use crate::engine::{self, Prepared};
 use clap::Subcommand;

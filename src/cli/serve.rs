@@ -12,7 +12,12 @@ use std::path::PathBuf;
 pub struct HookArgs {
     pub agent: Agent,
     /// Policy files or directories.
-    #[arg(long, short, required_unless_present = "policy_list", conflicts_with = "policy_list")]
+    #[arg(
+        long,
+        short,
+        required_unless_present = "policy_list",
+        conflicts_with = "policy_list"
+    )]
     pub policy: Vec<PathBuf>,
     /// A file naming the policy paths, one a line (what `policy install` writes).
     #[arg(long, value_name = "FILE")]
