@@ -267,6 +267,33 @@ fn gemini_grep_search_is_guarded_like_reads_and_new_tools_are_known() {
     ));
     assert_eq!(r["decision"], "deny", "{r}");
 
+    // Globs of read_many_files read what they match.
+    let many = |include: Value| {
+        let e = json!({"session_id": "g", "cwd": root, "hook_event_name": "BeforeTool",
+                       "tool_name": "read_many_files", "tool_input": {"include": include}});
+        stdout_json(&hook_with("gemini", &policies, &e, &[]))
+    };
+    assert_eq!(many(json!(["**/*"]))["decision"], "deny");
+    assert_eq!(many(json!(["src/*.rs", "notes.txt"])), json!({}));
+    // A link inside the project to a key outside it is read as the key.
+    #[cfg(unix)]
+    {
+        let keys = TempDir::new("d-keys");
+        keys.write("id_ed25519", "key");
+        let linked = TempDir::new("d-linked");
+        linked.write("README.md", "hi");
+        std::os::unix::fs::symlink(
+            keys.path().join("id_ed25519"),
+            linked.path().join("notes.txt"),
+        )
+        .unwrap();
+        let e = json!({"session_id": "g", "cwd": linked.path().to_str().unwrap(), "hook_event_name": "BeforeTool",
+                       "tool_name": "grep_search", "tool_input": {"pattern": "x"}});
+        let r = stdout_json(&hook_with("gemini", &policies, &e, &[]));
+        assert_eq!(r["decision"], "deny", "{r}");
+        assert!(r["reason"].as_str().unwrap().contains("id_ed25519"), "{r}");
+    }
+
     let dir = TempDir::new("d-gemini-tools");
     let policy = dir.write(
         "p.yaml",

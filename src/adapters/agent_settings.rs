@@ -500,8 +500,27 @@ fn write_replacing(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), S
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.hook-policy.tmp"));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    let _ = std::fs::remove_file(&tmp);
+    // Created with the final mode, so a 0600 file's content is never
+    // readable by others, not even for a moment.
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
     if let Some(m) = mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(m);
+    }
+    let written = options.open(&tmp).and_then(|mut f| {
+        use std::io::Write;
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write {}: {e}", tmp.display()));
+    }
+    if let Some(m) = mode {
+        // The umask may have narrowed the mode asked for at creation.
         set_mode(&tmp, m)?;
     }
     std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))

@@ -169,8 +169,21 @@ pub fn permission_checks(
             }
         }
         ReadMany { list } => {
-            for p in string_list(args, list) {
-                out.push(read(&p));
+            // Plain paths are reads; globs are expanded like a search's
+            // include globs, over the call's directory.
+            let (globs, plain): (Vec<String>, Vec<String>) = string_list(args, list)
+                .into_iter()
+                .partition(|p| p.contains(['*', '?', '[', '{']));
+            for p in &plain {
+                out.push(read(p));
+            }
+            if !globs.is_empty() {
+                let base = call_dir.unwrap_or(root);
+                let files = super::search_walk::files_searched(".", &globs, base)
+                    .map_err(|e| e.to_string())?;
+                for file in files.iter().skip(1) {
+                    out.push(read(file));
+                }
             }
         }
         Watch { command } => {
@@ -830,8 +843,8 @@ pub fn markdown() -> String {
                     format!("the directory {} (default `.`) and every file below it that {} admits (all without one), `.git` skipped; more than {} entries: denied", keys(path), keys(include), super::search_walk::MAX_ENTRIES),
                 ),
                 ReadMany { list } => (
-                    "pre_file_read, per entry",
-                    format!("each path or glob of {}", keys(list)),
+                    "pre_file_read, per file",
+                    format!("each path of {}; each glob there, every file below the directory it admits (as a search)", keys(list)),
                 ),
                 Watch { command } => (
                     "pre_shell_exec, pre_fetch_url",
