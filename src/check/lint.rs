@@ -88,11 +88,37 @@ fn native_names_at_pre_tool(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
     for rule in rules.iter().filter(|r| r.hooks.contains(&"pre_tool")) {
         let Some(cond) = &rule.when else { continue };
         let mut named: Option<String> = None;
+        // Only literals compared with `tool_name` (==, != or in).
+        let is_tool_name = |e: &Expr| match e {
+            Expr::Ident(n) => n == "tool_name",
+            Expr::Select(sel) => sel.field == "tool_name" && !sel.test,
+            _ => false,
+        };
+        let native = |e: &Expr| -> Option<String> {
+            let literal = |e: &Expr| match e {
+                Expr::Literal(LiteralValue::String(s)) => {
+                    let text = s.to_string();
+                    CANONICAL.iter().any(|c| c.tool == text).then_some(text)
+                }
+                _ => None,
+            };
+            match e {
+                Expr::List(l) => l.elements.iter().find_map(|x| literal(&x.expr)),
+                other => literal(other),
+            }
+        };
         crate::expr::ast::visit(&cond.expr, &mut |node| {
-            if let Expr::Literal(LiteralValue::String(s)) = &node.expr {
-                let text = s.to_string();
-                if named.is_none() && CANONICAL.iter().any(|c| c.tool == text) {
-                    named = Some(s.to_string());
+            if let Expr::Call(call) = &node.expr {
+                if named.is_none()
+                    && matches!(call.func_name.as_str(), "_==_" | "_!=_" | "@in")
+                    && call.args.len() == 2
+                {
+                    let (a, b) = (&call.args[0].expr, &call.args[1].expr);
+                    if is_tool_name(a) {
+                        named = native(b);
+                    } else if is_tool_name(b) {
+                        named = native(a);
+                    }
                 }
             }
         });
