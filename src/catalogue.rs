@@ -692,7 +692,7 @@ pub const HOOKS: &[HookPoint] = &[
             field("cwd", Ty::Str, "Working directory of the session."),
             field("hook_event_name", Ty::Str, "BeforeTool."),
             optional("timestamp", Ty::Str, "ISO 8601 time of the event."),
-            field("tool_name", Ty::Str, "run_shell_command, read_file, write_file, replace, web_fetch, ..., or mcp__<server>__<tool>."),
+            field("tool_name", Ty::Str, "run_shell_command, read_file, grep_search, write_file, replace, web_fetch, ..., or mcp__<server>__<tool>."),
             field("tool_input", Ty::AnyMap, "The tool's arguments."),
             optional("mcp_context", Ty::AnyMap, "MCP metadata, for MCP tools."),
         ],
