@@ -245,6 +245,13 @@ fn gemini_grep_search_is_guarded_like_reads_and_new_tools_are_known() {
     let r = grep(json!({"pattern": "PRIVATE", "dir_path": "."}));
     assert_eq!(r["decision"], "deny", "{r}");
     assert!(r["reason"].as_str().unwrap().contains("server.pem"), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the search would read it"),
+        "{r}"
+    );
     assert_eq!(
         grep(json!({"pattern": "main", "dir_path": "src"})),
         json!({})

@@ -47,7 +47,13 @@ use Harness::*;
 pub struct Check {
     pub hook: &'static str,
     pub payload: Json,
+    /// Said after a deny's reason when the call did not name the path
+    /// itself (a search reads files it was not told about).
+    pub note: Option<&'static str>,
 }
+
+/// Why a search was denied for a file it was not asked about.
+const SEARCH_NOTE: &str = "(the search would read it; search a narrower directory or pass an include glob that leaves it out)";
 
 fn first_str(args: &Json, keys: Keys) -> Option<&str> {
     keys.iter()
@@ -106,18 +112,26 @@ pub fn permission_checks(
     let shell = |command: &str| Check {
         hook: "pre_shell_exec",
         payload: json!({"tool_name": tool, "command": command}),
+        note: None,
     };
     let read = |path: &str| Check {
         hook: "pre_file_read",
         payload: json!({"tool_name": tool, "path": path}),
+        note: None,
+    };
+    let searched = |path: &str| Check {
+        note: Some(SEARCH_NOTE),
+        ..read(path)
     };
     let write = |path: &str, content: Option<&str>| Check {
         hook: "pre_file_write",
         payload: json!({"tool_name": tool, "path": path, "content": content}),
+        note: None,
     };
     let fetch = |url: &str| Check {
         hook: "pre_fetch_url",
         payload: fetch_payload(tool, url),
+        note: None,
     };
     let action = mapping(harness, tool).map_or(Other, |m| m.action);
     let mut out = Vec::new();
@@ -162,10 +176,11 @@ pub fn permission_checks(
             let dir = first_str(args, path).unwrap_or(".");
             let globs = string_list(args, include);
             let base = call_dir.unwrap_or(root);
-            for file in
-                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?
-            {
-                out.push(read(&file));
+            let files =
+                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?;
+            for (i, file) in files.iter().enumerate() {
+                // The directory itself was named; the files below were not.
+                out.push(if i == 0 { read(file) } else { searched(file) });
             }
         }
         ReadMany { list } => {
@@ -182,7 +197,7 @@ pub fn permission_checks(
                 let files = super::search_walk::files_searched(".", &globs, base)
                     .map_err(|e| e.to_string())?;
                 for file in files.iter().skip(1) {
-                    out.push(read(file));
+                    out.push(searched(file));
                 }
             }
         }
@@ -681,6 +696,7 @@ pub fn decide_call(
     questions.push(Check {
         hook: native_hook(harness, approval),
         payload: native,
+        note: None,
     });
     let mut native_args: Vec<(String, Json)> = Vec::new();
     for q in &questions {
@@ -703,7 +719,11 @@ pub fn decide_call(
                 out.matched.extend(d.matched.iter().cloned());
                 if let Some(dn) = d.deny {
                     out.reason_template = template(source, q.hook, &dn.rule);
-                    deny(&mut out, with_rule(&dn.value, &dn.rule), Some(dn.rule));
+                    let reason = match q.note {
+                        Some(note) => format!("{} {note}", dn.value),
+                        None => dn.value,
+                    };
+                    deny(&mut out, with_rule(&reason, &dn.rule), Some(dn.rule));
                     return out;
                 }
                 if let (Some(a), None) = (d.ask, &asked) {
