@@ -741,6 +741,47 @@ fn install_tells_the_truth_refuses_another_agents_file_and_uninstalls() {
         assert_eq!(std::fs::read_to_string(file).unwrap(), before);
     }
 
+    // Settings that switch hooks off are pointed out.
+    let off = dir.write("off/settings.json", "{\"disableAllHooks\": true}\n");
+    let out = ok(&policy_in(
+        &data,
+        &[
+            "install",
+            "claude-code",
+            "--policy",
+            p,
+            "--settings",
+            off.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        out.contains("warning") && out.contains("disableAllHooks"),
+        "{out}"
+    );
+    let off = dir.write(
+        "goff/settings.json",
+        "{\"hooksConfig\": {\"disabled\": [\"hook-policy\"]}}\n",
+    );
+    let out = ok(&policy_in(
+        &data,
+        &[
+            "install",
+            "gemini",
+            "--policy",
+            p,
+            "--settings",
+            off.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        out.contains("warning") && out.contains("hooksConfig.disabled"),
+        "{out}"
+    );
+    ok(&policy_in(
+        &data,
+        &["uninstall", "gemini", "--settings", off.to_str().unwrap()],
+    ));
+
     // Install then uninstall leaves a file exactly as it was.
     let original = "{\n  \"theme\": \"dark\"\n}\n";
     let settings = dir.write("gemini/settings.json", original);

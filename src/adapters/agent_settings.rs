@@ -187,6 +187,15 @@ pub fn install(
     )];
     if let (Some(t), Some(s)) = (&target, settings) {
         notes.insert(0, merge(harness, s, t, &entry)?);
+        if let Some(off) = read_settings(t)
+            .ok()
+            .and_then(|(doc, _)| switched_off(harness, &doc))
+        {
+            notes.push(format!(
+                "warning: {} {off}, so the hook will not run until that is changed",
+                s.display()
+            ));
+        }
     }
     match harness {
         Harness::Codex => notes.push(
@@ -198,6 +207,28 @@ pub fn install(
         _ => {}
     }
     Ok(Installed { entry, notes })
+}
+
+/// Whether the settings turn hooks, or our hook, off.
+fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str> {
+    match harness {
+        // Claude Code: `disableAllHooks: true` stops every hook.
+        Harness::ClaudeCode if doc.get("disableAllHooks") == Some(&json!(true)) => {
+            Some("sets `disableAllHooks: true`")
+        }
+        // Gemini CLI: `hooksConfig.enabled: false`, or our name in `hooksConfig.disabled`.
+        Harness::Gemini => {
+            let cfg = doc.get("hooksConfig")?;
+            if cfg.get("enabled") == Some(&json!(false)) {
+                return Some("sets `hooksConfig.enabled: false`");
+            }
+            cfg.get("disabled")
+                .and_then(Json::as_array)
+                .is_some_and(|d| d.iter().any(|n| n == "hook-policy"))
+                .then_some("lists `hook-policy` in `hooksConfig.disabled`")
+        }
+        _ => None,
+    }
 }
 
 /// Copies the running binary to `dest` (beside, then renamed, so an agent

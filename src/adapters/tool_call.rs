@@ -767,14 +767,14 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
     match h {
         ClaudeCode => &[
             "Read from Claude Code 2.1.328 and 2.1.331 (`claude -p`, real runs).",
-            "Install: `policy install claude-code --settings ~/.claude/settings.json` copies the binary to `$XDG_DATA_HOME/hook-policy/policy` (else `~/.local/share/hook-policy/policy`) and the entry runs that copy with `--policy-list`: a hook command that cannot start (status 127) is ignored by Claude Code and the tool runs, so the entry never points at a build folder. `policy uninstall claude-code --settings FILE` takes it out again.",
+            "Install: `policy install claude-code --settings ~/.claude/settings.json` copies the binary to `$XDG_DATA_HOME/hook-policy/policy` (else `~/.local/share/hook-policy/policy`) and the entry runs that copy with `--policy-list`: a hook command that cannot start (status 127) is ignored by Claude Code and the tool runs, so the entry never points at a build folder. `policy uninstall claude-code --settings FILE` takes it out again. Install warns when the settings say `disableAllHooks: true`.",
             "Project root: `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both. Directories added with `--add-dir` are not sent to hooks, so paths in them count as outside the project.",
             "`ask` asks the user, and a rewrite is sent as `ask` with `updatedInput`, never `allow`. Under `claude -p` there is no user to ask: Claude Code refuses an asked call, rewritten ones included.",
             "Events carry `prompt_id` and `effort` (catalogued on `claude_code.PreToolUse`); WebFetch and Monitor are deferred tools that the model first loads with ToolSearch; `Task` is now `Agent`.",
         ],
         Gemini => &[
             "Read from Gemini CLI 0.61 (`gemini -p --yolo`, real runs) and its source.",
-            "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some).",
+            "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some). Install warns when `hooksConfig` switches hooks, or `hook-policy`, off.",
             "Project root: `GEMINI_PROJECT_DIR` (Gemini sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
             "`ask`: Gemini 0.61 has `decision: ask`, but it hung a headless `--yolo` run until killed, so an ask is answered with a deny.",
             "BeforeModel: Gemini takes `model` and, from `llm_request.config`, temperature, maxOutputTokens, topP and topK, unsetting any of the four a reply leaves out; the reply therefore carries the incoming config with the rules' keys changed. Other request keys (stop sequences, ...) are dropped by Gemini; `policy check` warns about them (`lint::request-key-ignored`).",
