@@ -59,6 +59,7 @@ fn run() -> u8 {
         Command::Hooks(args) => cli::reference::hooks(args),
         Command::Adapters(args) => cli::reference::adapters(args),
         Command::Install { harness } => cli::install::run(harness),
+        Command::Uninstall(args) => cli::install::uninstall(args),
         Command::Hook(args) => cli::serve::hook(args),
         Command::Serve { harness } => cli::serve::serve(harness),
     };

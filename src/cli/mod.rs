@@ -80,6 +80,8 @@ pub enum Command {
         #[command(subcommand)]
         harness: install::InstallTarget,
     },
+    /// Remove what `policy install AGENT --settings FILE` added.
+    Uninstall(install::UninstallArgs),
     /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
     ///
     /// This is the command an agent's settings run (`policy install AGENT`
