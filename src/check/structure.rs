@@ -101,8 +101,8 @@ impl<'s> SchemaChecker<'s> {
             .or_else(|| obj.get("anyOf"))
             .and_then(Json::as_array)
         {
-            if choices.iter().all(|c| c.get("const").is_some()) {
-                self.check_choice(file, node, choices, ctx, out);
+            if let Some(values) = choice_values(choices) {
+                self.check_choice(file, node, &values, ctx, out);
                 return;
             }
             self.check_alternatives(file, node, choices, ctx, out);
@@ -281,18 +281,15 @@ impl<'s> SchemaChecker<'s> {
         &self,
         file: &Arc<SourceFile>,
         node: &Node,
-        choices: &[Json],
+        values: &[&Json],
         ctx: Ctx<'_>,
         out: &mut Vec<Diagnostic>,
     ) {
         let value = node.to_json();
-        if choices.iter().any(|c| c.get("const") == Some(&value)) {
+        if values.iter().any(|v| **v == value) {
             return;
         }
-        let names: Vec<&str> = choices
-            .iter()
-            .filter_map(|c| c.get("const").and_then(Json::as_str))
-            .collect();
+        let names: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
         let hint = node
             .as_str()
             .and_then(|s| did_you_mean(s, names.iter().copied()));
@@ -532,4 +529,23 @@ fn show(node: &Node) -> String {
             .kind_name(),
         ),
     }
+}
+
+/// Every value a `oneOf`/`anyOf` of fixed values allows, or `None` when some
+/// branch is not a fixed value. schemars writes an enum's documented variants
+/// as `const` branches and the undocumented ones as one `enum` branch, so
+/// both must be read for the message to list all the values and for
+/// did-you-mean to see them.
+fn choice_values(choices: &[Json]) -> Option<Vec<&Json>> {
+    let mut values = Vec::new();
+    for choice in choices {
+        if let Some(c) = choice.get("const") {
+            values.push(c);
+        } else if let Some(e) = choice.get("enum").and_then(Json::as_array) {
+            values.extend(e.iter());
+        } else {
+            return None;
+        }
+    }
+    Some(values)
 }
