@@ -155,3 +155,106 @@ fn diagnostic_codes(text: &str) -> std::collections::BTreeSet<String> {
     }
     found
 }
+
+/// Three files: a schema error beside a CEL syntax error in one rule, a
+/// file that is not UTF-8, and a CEL syntax error in a clean file.
+fn every_problem_dir() -> TempDir {
+    let dir = TempDir::new("every");
+    dir.write(
+        "a.yaml",
+        "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    priority: high\n    when: 'command.contains(\"x\"'\n    deny: \"no\"\n",
+    );
+    let mut latin1 =
+        b"version: 1\nrules:\n  - id: b\n    hook: pre_shell_exec\n    deny: \"caf".to_vec();
+    latin1.extend_from_slice(b"\xe9\"\n");
+    std::fs::write(dir.path().join("b.yaml"), latin1).unwrap();
+    dir.write(
+        "c.yaml",
+        "version: 1\nrules:\n  - id: c\n    hook: pre_shell_exec\n    when: 'command.size() >'\n    deny: \"no\"\n",
+    );
+    dir
+}
+
+#[test]
+fn one_run_reports_every_problem_whatever_else_is_wrong() {
+    let dir = every_problem_dir();
+    let (diags, status) = check_json(&dir, &[".", "missing.yaml"]);
+    // A file that cannot be read makes the check incomplete: exit 2, yet
+    // every other problem is reported.
+    assert_eq!(status, Some(2));
+    let located: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            let file = std::path::Path::new(d["file"].as_str().unwrap());
+            format!(
+                "{} {} {}:{}",
+                file.file_name().unwrap().to_str().unwrap(),
+                d["code"].as_str().unwrap(),
+                d["line"],
+                d["column"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        located,
+        [
+            "a.yaml schema::type 5:15",
+            "a.yaml cel::syntax 6:32",
+            "b.yaml io::encoding 5:15",
+            "c.yaml cel::syntax 5:28",
+            "missing.yaml io::read null:null",
+        ]
+    );
+}
+
+#[test]
+fn io_problems_carry_their_file_in_every_format() {
+    let dir = every_problem_dir();
+    let missing = dir.path().join("missing.yaml").display().to_string();
+    let b = dir.path().join("b.yaml").display().to_string();
+    let out = policy(&["check", "--format", "github", &b, &missing], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let prop = |s: &str| s.replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "::error file={},title=io%3A%3Aencoding,line=5,col=15,endLine=5,endColumn=16::\
+                 the file is not UTF-8 text: byte 0xe9 cannot be read as a character%0A\
+                 help: save the file as UTF-8",
+                prop(&b)
+            ),
+            format!(
+                "::error file={},title=io%3A%3Aread::no such file or directory%0A\
+                 help: check the path; `policy check` takes policy files and directories",
+                prop(&missing)
+            ),
+        ]
+    );
+    let out = policy(&["check", "--format", "sarif", &b, &missing], b"");
+    let sarif = stdout_json(&out);
+    let uris: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        [b.trim_start_matches('/'), missing.trim_start_matches('/')].map(|u| format!("/{u}"))
+    );
+    // The human report puts the caret on the bad byte.
+    let out = policy(&["check", &b], b"");
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{b}:5:15\nio::encoding")), "{err}");
+    assert!(
+        err.contains(" 5 │     deny: \"caf\u{fffd}\"\n   ·               ┬\n"),
+        "{err}"
+    );
+}

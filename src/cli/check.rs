@@ -35,14 +35,12 @@ pub fn run(args: CheckArgs) -> ExitStatus {
     }
     let paths = or_current_dir(args.paths);
     let (set, mut diags) = load::load(&paths);
-    let could_not_run = diags
-        .iter()
-        .any(|d| d.code.starts_with("io::") && d.file.is_none());
-    if !could_not_run {
-        let (policy, more) = compile(&set, None);
-        diags.extend(more);
-        diags.extend(crate::check::lint::lint(&policy));
-    }
+    // A file that could not be read leaves the check incomplete (exit 2),
+    // but the files that were read are still checked and reported.
+    let could_not_run = diags.iter().any(|d| d.code.starts_with("io::"));
+    let (policy, more) = compile(&set, None);
+    diags.extend(more);
+    diags.extend(crate::check::lint::lint(&policy));
     diags.sort_by(|a, b| {
         let key = |d: &Diagnostic| (d.file.as_ref().map(|f| f.name()), d.span.map(|s| s.start));
         key(a).cmp(&key(b))

@@ -367,6 +367,12 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         }
     }
 
+    if only_hook.is_none() && cfg!(feature = "reference-parser") {
+        for (file, node) in &set.rejected {
+            syntax_check_rejected(file, node, &mut diags);
+        }
+    }
+
     rules.sort_by_key(|r| (r.priority, r.order));
     let plans = build_plans(&rules);
     let log = set.settings.log.as_ref().map(|p| match &set.settings_dir {
@@ -1240,25 +1246,69 @@ impl RuleCompiler<'_> {
 
     /// Reports a CEL problem at its column inside the YAML string.
     fn cel_error(&mut self, node: Option<&Node>, char_offset: usize, message: &str, key: &str) {
-        let file = self.loaded.file.clone();
-        let span = match node {
-            Some(n) => {
-                let at = scalar::locate(&file.text, n.span, char_offset);
-                Span::new(at, next_char_len(&file.text, at))
-            }
-            None => self.loaded.node.span,
-        };
-        let help = if key == "when" {
-            "conditions are CEL: compare with ==, combine with && and ||, call methods like command.contains(\"x\"); quote the whole condition in YAML"
-        } else {
-            "CEL inside effect values is written ${{ expr }}"
-        };
-        self.diags.push(
-            Diagnostic::error("cel::syntax", format!("invalid CEL in `{key}`: {message}"))
-                .at(&file, span)
-                .label(short_label(message))
-                .help(help),
+        let d = cel_syntax_error(
+            &self.loaded.file,
+            &self.loaded.node,
+            node,
+            char_offset,
+            message,
+            key,
         );
+        self.diags.push(d);
+    }
+}
+
+/// A CEL syntax error at its column inside the YAML string of `node` (or on
+/// the whole rule when the string's node is unknown).
+fn cel_syntax_error(
+    file: &std::sync::Arc<crate::diagnostic::SourceFile>,
+    rule: &Node,
+    node: Option<&Node>,
+    char_offset: usize,
+    message: &str,
+    key: &str,
+) -> Diagnostic {
+    let span = match node {
+        Some(n) => {
+            let at = scalar::locate(&file.text, n.span, char_offset);
+            Span::new(at, next_char_len(&file.text, at))
+        }
+        None => rule.span,
+    };
+    let help = if key == "when" {
+        "conditions are CEL: compare with ==, combine with && and ||, call methods like command.contains(\"x\"); quote the whole condition in YAML"
+    } else {
+        "CEL inside effect values is written ${{ expr }}"
+    };
+    Diagnostic::error("cel::syntax", format!("invalid CEL in `{key}`: {message}"))
+        .at(file, span)
+        .label(short_label(message))
+        .help(help)
+}
+
+/// A rule the schema refused is not compiled, but a syntax error in its
+/// condition is its own problem and is reported in the same run (types are
+/// not checked: they depend on the hook, which may be what is wrong).
+fn syntax_check_rejected(
+    file: &std::sync::Arc<crate::diagnostic::SourceFile>,
+    rule: &Node,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(node) = rule.get("when") else {
+        return;
+    };
+    let Some(source) = node.as_str() else {
+        return;
+    };
+    if let Err(e) = crate::expr::compile(source) {
+        diags.push(cel_syntax_error(
+            file,
+            rule,
+            Some(node),
+            e.char_offset,
+            &e.message,
+            "when",
+        ));
     }
 }
 
