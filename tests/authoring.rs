@@ -258,3 +258,35 @@ fn io_problems_carry_their_file_in_every_format() {
         "{err}"
     );
 }
+
+#[test]
+fn a_cel_syntax_error_says_what_is_wrong_in_words_under_a_caret() {
+    let dir = TempDir::new("words");
+    let file = dir.write(
+        "w.yaml",
+        "version: 1\nrules:\n  - id: r\n    hook: pre_shell_exec\n    when: command.contains(\"rm\") and command.contains(\"-rf\")\n    deny: \"no\"\n  - id: s\n    hook: pre_shell_exec\n    when: 'command =='\n    deny: \"no\"\n",
+    );
+    let out = policy(&["check", &file.display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out).replace(&file.display().to_string(), "w.yaml");
+    let expected = [
+        "w.yaml:5:35",
+        "cel::syntax",
+        "",
+        "  × invalid CEL in `when`: `and` is not an operator: CEL writes `&&`",
+        "   ╭─[w.yaml:5:35]",
+        " 4 │     hook: pre_shell_exec",
+        " 5 │     when: command.contains(\"rm\") and command.contains(\"-rf\")",
+        "   ·                                   ┬",
+        "   ·                                   ╰── `and` is not an operator: CEL writes `&&`",
+        " 6 │     deny: \"no\"",
+        "   ╰────",
+    ];
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(&lines[..expected.len()], expected, "{text}");
+    assert!(
+        text.contains("w.yaml:9:22\ncel::syntax\n\n  × invalid CEL in `when`: the expression ends where a value is expected\n"),
+        "{text}"
+    );
+    assert!(!text.contains("mismatched input"), "{text}");
+}
