@@ -290,3 +290,45 @@ fn a_cel_syntax_error_says_what_is_wrong_in_words_under_a_caret() {
     );
     assert!(!text.contains("mismatched input"), "{text}");
 }
+
+#[test]
+fn repeated_warnings_are_drawn_once_with_a_count_unless_all_are_asked_for() {
+    let dir = TempDir::new("grouped");
+    let mut text = String::from("version: 1\nrules:\n");
+    for i in 0..7 {
+        text.push_str(&format!(
+            "  - id: r{i}\n    hook: pre_shell_exec\n    when: command.contains('x{i}')\n    deny: ''\n"
+        ));
+    }
+    let file = dir.write("p.yaml", &text);
+    let name = file.display().to_string();
+    let out = policy(&["check", &name], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out).replace(&name, "p.yaml");
+    assert_eq!(
+        err.matches("⚠ the deny reason is empty").count(),
+        1,
+        "{err}"
+    );
+    let tail: Vec<&str> = err.lines().rev().take(3).collect();
+    assert_eq!(
+        tail,
+        [
+            "0 error(s), 7 warning(s) in 1 file(s)",
+            "",
+            "  … and 6 more like this: p.yaml:10:11, p.yaml:14:11, p.yaml:18:11, p.yaml:22:11, \
+             p.yaml:26:11, +1 (`--show-all` lists each)",
+        ]
+    );
+    let out = policy(&["check", "--show-all", &name], b"");
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("⚠ the deny reason is empty").count(),
+        7,
+        "{err}"
+    );
+    assert!(!err.contains("more like this"), "{err}");
+    // Machine formats always list every diagnostic.
+    let (diags, _) = check_json(&dir, &["p.yaml"]);
+    assert_eq!(diags.len(), 7);
+}

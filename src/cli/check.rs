@@ -21,6 +21,10 @@ pub struct CheckArgs {
     /// Treat warnings as failures.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Draw every occurrence of a repeated diagnostic (the human report
+    /// otherwise draws it once, with a count and the first few places).
+    #[arg(long)]
+    pub show_all: bool,
 }
 
 pub fn run(args: CheckArgs) -> ExitStatus {
@@ -53,7 +57,11 @@ pub fn run(args: CheckArgs) -> ExitStatus {
     match args.format {
         Format::Human => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            err!("{}", render::human(&diags, color));
+            if args.show_all {
+                err!("{}", render::human(&diags, color));
+            } else {
+                err!("{}", render::human_grouped(&diags, color));
+            }
             let files = set.files.len();
             if errors == 0 && warnings == 0 {
                 errln!(
