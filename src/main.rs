@@ -55,7 +55,7 @@ fn run() -> u8 {
         Command::Eval(args) => cli::eval::run(args, false),
         Command::Explain(args) => cli::eval::run(args, true),
         Command::Test(args) => cli::test::run(args),
-        Command::Schema => cli::reference::schema(),
+        Command::Schema(args) => cli::reference::schema(args),
         Command::Hooks(args) => cli::reference::hooks(args),
         Command::Adapters(args) => cli::reference::adapters(args),
         Command::Install { harness } => cli::install::run(harness),

@@ -7,6 +7,8 @@
 //! expectations: the exact reply, a part of it, rules that must or must not
 //! match. Replies are chibi's.
 
+pub mod file;
+
 use crate::adapters::chibi;
 use crate::catalogue;
 use crate::compile::compile;
@@ -14,48 +16,67 @@ use crate::diagnostic::Diagnostic;
 use crate::engine::{self, Outcome};
 use crate::eval::DecideContext;
 use crate::load;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Deserialize)]
+/// A hook-policy test file (`NAME.test.yaml`): cases that run the policy
+/// of its directory, or the files named in `policy`, and say what the reply
+/// must be.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "hook-policy test file")]
 pub struct TestFile {
-    /// Policy files or directories, relative to the test file. Default: its directory.
+    /// The policy files or directories to test, relative to this file. Without it, the cases test every policy file in this file's directory.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["shell.yaml"]))]
     pub policy: Option<Vec<PathBuf>>,
+    /// The test cases, run in order.
     pub tests: Vec<TestCase>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One hook call and what the policy must answer to it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestCase {
+    /// What the case shows, printed as `test NAME ... ok`.
+    #[schemars(example = &"rm -rf is denied")]
     pub name: String,
+    /// The hook point called.
+    #[schemars(with = "crate::model::HookName")]
     pub hook: String,
+    /// The payload the harness sends, inline. Give this or `payload_file`.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"command": "rm -rf /"}))]
     pub payload: Option<Json>,
-    /// A payload file relative to the test file; a captured `{"hook", "payload"}` works too.
+    /// A JSON file holding the payload, relative to this file. A captured `{"hook": ..., "payload": ...}` event works too.
     #[serde(default)]
     pub payload_file: Option<PathBuf>,
+    /// The project root that conditions see as `project_root` (default: `/project`).
     #[serde(default)]
     pub project_root: Option<String>,
+    /// What must happen. Every expectation given must hold.
     pub expect: Expect,
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// What a test case requires of the reply and of the rules that matched.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// The exact reply.
+    /// The exact reply the harness gets, as JSON. `{}` means no change.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"denied": true, "reason": "recursive delete is not allowed [hook-policy rule: no-rm-rf]"}))]
     pub reply: Option<Json>,
-    /// Every key given must be in the reply with this value (objects compared recursively).
+    /// Part of the reply: every key given must be in the reply with this value (objects are compared key by key).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"denied": true}))]
     pub reply_includes: Option<Json>,
-    /// These rules must match.
+    /// Ids of rules that must match.
     #[serde(default)]
     pub matched: Vec<String>,
-    /// These rules must not match.
+    /// Ids of rules that must not match.
     #[serde(default)]
     pub not_matched: Vec<String>,
 }
@@ -72,8 +93,9 @@ pub struct CaseResult {
 #[derive(Debug, Default)]
 pub struct Report {
     pub cases: Vec<CaseResult>,
-    /// Problems that stopped a file from running at all.
-    pub errors: Vec<String>,
+    /// Problems in test files (and the policies they test), found before
+    /// any case ran: each stops its file's cases, or fails the run.
+    pub problems: Vec<Diagnostic>,
     /// Rules of the tested policies, and those some case saw match.
     pub rules: BTreeSet<(String, String)>,
     pub covered: BTreeSet<String>,
@@ -151,54 +173,50 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> std::io::Result<()>
 pub fn run(files: &[PathBuf]) -> Report {
     let mut report = Report::default();
     for file in files {
-        if let Err(e) = run_file(file, &mut report) {
-            report.errors.push(format!("{}: {e}", file.display()));
-        }
+        run_file(file, &mut report);
     }
     report
 }
 
-fn run_file(file: &Path, report: &mut Report) -> Result<(), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
-    let tests: TestFile = serde_saphyr::from_str(&text).map_err(|e| {
-        let first = e.to_string();
-        first
-            .lines()
-            .next()
-            .unwrap_or("invalid test file")
-            .to_string()
-    })?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let policy_paths: Vec<PathBuf> = match &tests.policy {
-        Some(list) => list.iter().map(|p| dir.join(p)).collect(),
-        None => vec![dir.to_path_buf()],
+fn run_file(path: &Path, report: &mut Report) {
+    let loaded = match file::load(path) {
+        Ok(loaded) => loaded,
+        Err(problems) => return report.problems.extend(problems),
     };
-    let (set, diags) = load::load(&policy_paths);
-    if let Some(e) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!(
-            "the policy does not load: {}",
-            crate::render::short(e)
-        ));
-    }
+    let (set, diags) = load::load(&loaded.policy_paths());
+    let mut errors: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
     let (policy, diags) = compile(&set, None);
-    if let Some(e) = diags.iter().find(|d: &&Diagnostic| d.is_error()) {
-        return Err(format!(
-            "the policy does not compile: {}",
-            crate::render::short(e)
-        ));
+    errors.extend(diags.into_iter().filter(Diagnostic::is_error));
+    if !errors.is_empty() {
+        report.problems.push(
+            Diagnostic::error(
+                "test::policy",
+                format!(
+                    "the tested policy has {} error(s); its cases did not run",
+                    errors.len()
+                ),
+            )
+            .in_file(&loaded.source)
+            .help("the errors follow; `policy check` on the policy shows them too"),
+        );
+        report.problems.extend(errors);
+        return;
     }
+    report
+        .problems
+        .extend(file::unknown_rules(&loaded, &file::rule_ids(&set)));
     for rule in &policy.rules {
         report.rules.insert((rule.id.clone(), rule.origin.clone()));
     }
-    for case in &tests.tests {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for case in &loaded.file.tests {
         let failures = run_case(case, dir, &policy, report);
         report.cases.push(CaseResult {
-            file: file.to_path_buf(),
+            file: path.to_path_buf(),
             name: case.name.clone(),
             failures,
         });
     }
-    Ok(())
 }
 
 fn run_case(
@@ -285,21 +303,7 @@ fn run_case(
             }
         }
     }
-    for r in known_rules(&case.expect, policy) {
-        failures.push(r);
-    }
     failures
-}
-
-/// Expectations that name rules the policy does not have are mistakes.
-fn known_rules(expect: &Expect, policy: &crate::compile::CompiledPolicy) -> Vec<String> {
-    expect
-        .matched
-        .iter()
-        .chain(&expect.not_matched)
-        .filter(|id| !policy.rules.iter().any(|r| &r.id == *id))
-        .map(|id| format!("no rule `{id}` in the tested policy"))
-        .collect()
 }
 
 fn list(ids: &[String]) -> String {

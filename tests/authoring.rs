@@ -137,7 +137,7 @@ fn readme_lists_every_diagnostic_code() {
 fn diagnostic_codes(text: &str) -> std::collections::BTreeSet<String> {
     const FAMILIES: &[&str] = &[
         "yaml", "schema", "hook", "effect", "rule", "cel", "regex", "glob", "match", "settings",
-        "io", "lint",
+        "io", "lint", "test",
     ];
     let mut found = std::collections::BTreeSet::new();
     for family in FAMILIES {
@@ -331,4 +331,159 @@ fn repeated_warnings_are_drawn_once_with_a_count_unless_all_are_asked_for() {
     // Machine formats always list every diagnostic.
     let (diags, _) = check_json(&dir, &["p.yaml"]);
     assert_eq!(diags.len(), 7);
+}
+
+#[test]
+fn the_committed_test_file_schema_is_fresh_and_fits_the_shipped_tests() {
+    let out = policy(&["schema", "--tests"], b"");
+    let committed = std::fs::read_to_string(repo().join("schema/policy-test.schema.json")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout) == committed,
+        "schema/policy-test.schema.json is stale: run \
+         `cargo run -- schema --tests > schema/policy-test.schema.json`"
+    );
+    let schema: Value = serde_json::from_str(&committed).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("valid JSON Schema");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(repo().join("policies")).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".test.yaml") {
+            continue;
+        }
+        let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} test files");
+    let bad: Value = serde_json::json!({"tests": [{"name": "x", "hook": "pre_shel_exec", "payload": {}, "expct": {}}]});
+    assert!(!validator.is_valid(&bad));
+}
+
+const BROKEN_TESTS: &str = "tests:
+  - name: rm is denied
+    hook: pre_shel_exec
+    payload: { command: \"rm -rf /\" }
+    expect: { matched: [no-rm-rf] }
+  - name: ls passes
+    hook: pre_shell_exec
+    payload: { command: \"ls\" }
+    expct: { reply: {} }
+";
+
+fn tested_policy(dir: &TempDir) {
+    dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-rm-rf\n    hook: pre_shell_exec\n    when: command.contains(\"rm -rf\")\n    deny: recursive delete is not allowed\n",
+    );
+}
+
+#[test]
+fn policy_test_reports_every_problem_of_a_test_file_with_a_caret() {
+    let dir = TempDir::new("test-diags");
+    tested_policy(&dir);
+    let file = dir.write("p.test.yaml", BROKEN_TESTS);
+    let out = policy(&["test", &dir.path().display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(2), "no case could run");
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&file.display().to_string(), "p.test.yaml");
+    let expected = "
+p.test.yaml:3:11
+hook::unknown
+
+  × unknown hook point `pre_shel_exec`
+   ╭─[p.test.yaml:3:11]
+ 2 │   - name: rm is denied
+ 3 │     hook: pre_shel_exec
+   ·           ──────┬──────
+   ·                 ╰── not in the hook catalogue
+ 4 │     payload: { command: \"rm -rf /\" }
+   ╰────
+  help: did you mean `pre_shell_exec`? `policy hooks` lists every hook point
+
+p.test.yaml:6:5
+schema::missing-key
+
+  × test case `ls passes` has no `expect`
+   ╭─[p.test.yaml:6:5]
+ 5 │     expect: { matched: [no-rm-rf] }
+ 6 │   - name: ls passes
+   ·     ────
+ 7 │     hook: pre_shell_exec
+   ╰────
+  help: say what must happen, e.g. expect: { reply: {} } or expect: { matched: [RULE] }
+
+p.test.yaml:9:5
+schema::unknown-key
+
+  × unknown key `expct` in a test case
+   ╭─[p.test.yaml:9:5]
+ 8 │     payload: { command: \"ls\" }
+ 9 │     expct: { reply: {} }
+   ·     ──┬──
+   ·       ╰── not part of the format
+   ╰────
+  help: did you mean `expect`?
+
+test result: FAILED. 0 passed; 0 failed
+";
+    assert_eq!(text, expected);
+    assert!(!text.contains("error: error"));
+}
+
+#[test]
+fn policy_check_lints_test_files_named_or_found_in_directories() {
+    let dir = TempDir::new("check-tests");
+    tested_policy(&dir);
+    dir.write(
+        "p.test.yaml",
+        "tests:\n  - name: rm\n    hook: pre_shell_exec\n    payload: { command: \"rm -rf /\" }\n    expect: { matched: [no-rm-rff], not_matched: [nope] }\n",
+    );
+    for target in ["p.test.yaml", "."] {
+        let (diags, status) = check_json(&dir, &[target]);
+        assert_eq!(status, Some(1), "{target}");
+        let found: Vec<(String, String)> = diags
+            .iter()
+            .map(|d| {
+                (
+                    format!(
+                        "{} {}:{}",
+                        d["code"].as_str().unwrap(),
+                        d["line"],
+                        d["column"]
+                    ),
+                    d["help"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "test::unknown-rule 5:25".to_string(),
+                    "did you mean `no-rm-rf`?".to_string()
+                ),
+                (
+                    "test::unknown-rule 5:51".to_string(),
+                    format!(
+                        "the tested policy ({}) has no rule by that id",
+                        dir.path().display()
+                    )
+                ),
+            ],
+            "{target}"
+        );
+    }
+    // The shipped policies' tests are clean, and counted.
+    let out = policy(
+        &["check", &repo().join("policies").display().to_string()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("ok: 14 file(s)"),
+        "{}",
+        stderr(&out)
+    );
 }

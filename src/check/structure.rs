@@ -14,6 +14,8 @@ use std::sync::Arc;
 
 pub struct SchemaChecker<'s> {
     root: &'s Json,
+    /// What the whole document is, in messages ("unknown key `x` in a policy file").
+    document: &'static str,
     patterns: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>>,
 }
 
@@ -28,8 +30,15 @@ impl<'s> SchemaChecker<'s> {
     pub fn new(root: &'s Json) -> Self {
         SchemaChecker {
             root,
+            document: "a policy file",
             patterns: Default::default(),
         }
+    }
+
+    /// Names the document in messages (the default is "a policy file").
+    pub fn document(mut self, name: &'static str) -> Self {
+        self.document = name;
+        self
     }
 
     /// Validates a whole file's tree; returns every problem found.
@@ -220,7 +229,9 @@ impl<'s> SchemaChecker<'s> {
                             Some("Rule") => "a rule",
                             Some("Settings") => "settings",
                             Some("ToolFilter") => "`tools`",
-                            _ if ctx.key.is_none() => "a policy file",
+                            Some("TestCase") => "a test case",
+                            Some("Expect") => "`expect`",
+                            _ if ctx.key.is_none() => self.document,
                             _ => "this mapping",
                         };
                         let help = match did_you_mean(&entry.key, known.iter().copied()) {
@@ -262,6 +273,10 @@ impl<'s> SchemaChecker<'s> {
                                 None => "this rule".to_string(),
                             }
                         }
+                        Some("TestCase") => match node.get("name").and_then(Node::as_str) {
+                            Some(name) => format!("test case `{name}`"),
+                            None => "this test case".to_string(),
+                        },
                         _ => "this mapping".to_string(),
                     };
                     // Point at the first key: a mapping's own span can cover many lines.
@@ -501,6 +516,11 @@ fn missing_help(name: &str) -> String {
         "hook" => "name the hook point the rule guards, e.g. hook: pre_shell_exec".into(),
         "id" => "give the rule a unique id, e.g. id: no-rm-rf".into(),
         "version" => "start the file with version: 1".into(),
+        "tests" => "list the cases under `tests:`".into(),
+        "name" => "give the test case a name, e.g. name: rm -rf is denied".into(),
+        "expect" => {
+            "say what must happen, e.g. expect: { reply: {} } or expect: { matched: [RULE] }".into()
+        }
         _ => format!("add `{name}`"),
     }
 }

@@ -1,5 +1,5 @@
-//! `policy check`: load, compile and lint policies, and report every
-//! problem in the format asked for. Exit status 1 means problems were found,
+//! `policy check`: load, compile and lint policies and their test files,
+//! and report every problem in the format asked for. Exit status 1 means problems were found,
 //! 2 that the check could not run (a path that cannot be read).
 
 use super::args::{or_current_dir, Format};
@@ -7,7 +7,7 @@ use super::output::{err, errln, outln};
 use super::ExitStatus;
 use crate::compile::compile;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::{load, render};
+use crate::{load, render, testing};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -38,7 +38,20 @@ pub fn run(args: CheckArgs) -> ExitStatus {
         return ExitStatus::CouldNotRun;
     }
     let paths = or_current_dir(args.paths);
-    let (set, mut diags) = load::load(&paths);
+    // Test files are linted beside the policies: those named, and those
+    // found in the directories given.
+    let (test_files, paths): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.into_iter().partition(|p| load::is_test_file(p));
+    let mut test_files = test_files;
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        test_files.extend(testing::discover(std::slice::from_ref(dir)).unwrap_or_default());
+    }
+    let (set, mut diags) = if paths.is_empty() {
+        (load::PolicySet::default(), Vec::new())
+    } else {
+        load::load(&paths)
+    };
+    diags.extend(testing::file::lint(&test_files));
     // A file that could not be read leaves the check incomplete (exit 2),
     // but the files that were read are still checked and reported.
     let could_not_run = diags.iter().any(|d| d.code.starts_with("io::"));
@@ -62,7 +75,7 @@ pub fn run(args: CheckArgs) -> ExitStatus {
             } else {
                 err!("{}", render::human_grouped(&diags, color));
             }
-            let files = set.files.len();
+            let files = set.files.len() + test_files.len();
             if errors == 0 && warnings == 0 {
                 errln!(
                     "ok: {files} file(s), {} rule(s), no problems",
@@ -75,7 +88,7 @@ pub fn run(args: CheckArgs) -> ExitStatus {
         Format::Json => {
             let out = serde_json::json!({
                 "diagnostics": diags.iter().map(render::to_json).collect::<Vec<_>>(),
-                "summary": { "files": set.files.len(), "rules": set.rules.len(), "errors": errors, "warnings": warnings },
+                "summary": { "files": set.files.len() + test_files.len(), "rules": set.rules.len(), "errors": errors, "warnings": warnings },
             });
             outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }

@@ -71,8 +71,8 @@ pub enum Command {
     ///
     /// Exit status: 0 all passed, 1 a case failed or coverage is too low, 2 could not run.
     Test(test::TestArgs),
-    /// Print the JSON Schema of the policy format.
-    Schema,
+    /// Print the JSON Schema of the policy format (or, with --tests, of test files).
+    Schema(reference::SchemaArgs),
     /// List the hook points, their payloads and effects.
     Hooks(reference::HooksArgs),
     /// Make a harness use a policy.

@@ -9,6 +9,13 @@ use crate::adapters::tool_call;
 use crate::{catalogue, model};
 
 #[derive(clap::Args)]
+pub struct SchemaArgs {
+    /// Print the schema of test files (`*.test.yaml`) instead.
+    #[arg(long)]
+    pub tests: bool,
+}
+
+#[derive(clap::Args)]
 pub struct HooksArgs {
     /// Print the full reference as Markdown (docs/hooks.md).
     #[arg(long)]
@@ -22,8 +29,12 @@ pub struct AdaptersArgs {
     pub markdown: bool,
 }
 
-pub fn schema() -> ExitStatus {
-    out!("{}", model::schema_text());
+pub fn schema(args: SchemaArgs) -> ExitStatus {
+    if args.tests {
+        out!("{}", crate::testing::file::schema_text());
+    } else {
+        out!("{}", model::schema_text());
+    }
     ExitStatus::Success
 }
 

@@ -4,7 +4,7 @@
 use super::args::or_current_dir;
 use super::output::{errln, outln};
 use super::ExitStatus;
-use crate::testing;
+use crate::{render, testing};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -71,8 +71,11 @@ pub fn run(args: TestArgs) -> ExitStatus {
             }
         }
     }
-    for e in &report.errors {
-        outln!("\nerror: {e}");
+    if !report.problems.is_empty() {
+        outln!(
+            "\n{}",
+            render::human_grouped(&report.problems, false).trim_end()
+        );
     }
     let pct = report.coverage();
     if args.coverage || args.min_coverage.is_some() {
@@ -84,14 +87,14 @@ pub fn run(args: TestArgs) -> ExitStatus {
             outln!("  not covered: {id} ({origin})");
         }
     }
-    let ok = failed.is_empty() && report.errors.is_empty();
+    let ok = failed.is_empty() && report.problems.is_empty();
     outln!(
         "\ntest result: {}. {} passed; {} failed",
         if ok { "ok" } else { "FAILED" },
         report.passed(),
         report.failed()
     );
-    if !report.errors.is_empty() && report.cases.is_empty() {
+    if !report.problems.is_empty() && report.cases.is_empty() {
         return ExitStatus::CouldNotRun;
     }
     if let Some(min) = args.min_coverage {

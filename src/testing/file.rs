@@ -1,0 +1,229 @@
+//! Test files as first-class inputs: read with spans, validated against
+//! their own generated schema (`policy schema --tests`), and checked against
+//! the policy they test, so that `policy test` and `policy check` report a
+//! mistake in a test file the way `policy check` reports one in a policy:
+//! every problem, at its line and column, with a did-you-mean.
+
+use super::TestFile;
+use crate::check::structure::SchemaChecker;
+use crate::diagnostic::{did_you_mean, Diagnostic, SourceFile};
+use crate::load::{
+    self,
+    tree::{self, Node, ParseLimits, Value},
+};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The JSON Schema of test files.
+pub fn schema() -> Json {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut value = generator.into_root_schema_for::<TestFile>().to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert(
+            "$id".into(),
+            "https://hook-policy.dev/schema/policy-test.schema.json".into(),
+        );
+    }
+    value
+}
+
+/// The schema as committed: pretty JSON with a final newline.
+pub fn schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&schema()).expect("schema serialises");
+    text.push('\n');
+    text
+}
+
+/// A test file that passed its schema.
+pub struct Loaded {
+    pub file: TestFile,
+    pub source: Arc<SourceFile>,
+    pub tree: Node,
+}
+
+impl Loaded {
+    /// The policy paths the cases run against.
+    pub fn policy_paths(&self) -> Vec<PathBuf> {
+        policy_paths(&self.source.path, &self.file)
+    }
+}
+
+/// The policy a test file tests: its `policy` list, else its directory.
+pub fn policy_paths(path: &Path, file: &TestFile) -> Vec<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    match &file.policy {
+        Some(list) => list.iter().map(|p| dir.join(p)).collect(),
+        None => vec![dir.to_path_buf()],
+    }
+}
+
+/// Reads and validates a test file; every problem found, or the file.
+pub fn load(path: &Path) -> Result<Loaded, Vec<Diagnostic>> {
+    let source = load::read_source(path).map_err(|d| vec![d])?;
+    let tree = match tree::parse(&source.text, ParseLimits::default()) {
+        Ok(tree) => tree,
+        Err(e) => {
+            let d = Diagnostic::error("yaml::syntax", e.message).in_file(&source);
+            return Err(vec![match e.span {
+                Some(span) => d.at(&source, span).label("here"),
+                None => d,
+            }]);
+        }
+    };
+    if matches!(tree.value, Value::Null) {
+        return Err(vec![Diagnostic::error(
+            "schema::empty",
+            "the file is empty",
+        )
+        .in_file(&source)
+        .help("a test file holds a list of cases under `tests:`")]);
+    }
+    let schema = schema();
+    let mut problems: Vec<Diagnostic> = SchemaChecker::new(&schema)
+        .document("a test file")
+        .check(&source, &tree);
+    problems.extend(payload_problems(&source, &tree));
+    problems.sort_by_key(|d| d.span.map(|s| s.start));
+    if problems.iter().any(Diagnostic::is_error) {
+        return Err(problems);
+    }
+    match serde_json::from_value::<TestFile>(tree.to_json()) {
+        Ok(file) => Ok(Loaded { file, source, tree }),
+        Err(e) => Err(vec![Diagnostic::error(
+            "schema::shape",
+            "the file passes the schema but not the test model",
+        )
+        .in_file(&source)
+        .help(format!(
+            "please report this with the file; the model said: {e}"
+        ))]),
+    }
+}
+
+fn cases(tree: &Node) -> &[Node] {
+    match tree.get("tests").map(|t| &t.value) {
+        Some(Value::Seq(items)) => items,
+        _ => &[],
+    }
+}
+
+/// A case gives its payload one way: inline or from a file.
+fn payload_problems(source: &Arc<SourceFile>, tree: &Node) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for case in cases(tree) {
+        let inline = case.entry("payload");
+        let from_file = case.entry("payload_file");
+        let (span, message) = match (inline, from_file) {
+            (Some(_), Some(second)) => (
+                second.key_span,
+                "a case gives `payload` or `payload_file`, not both",
+            ),
+            (None, None) => match &case.value {
+                Value::Map(entries) if !entries.is_empty() => (
+                    entries[0].key_span,
+                    "this case has no `payload` (or `payload_file`)",
+                ),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        out.push(
+            Diagnostic::error("test::payload", message)
+                .at(source, span)
+                .help("give the event inline, payload: { command: \"ls\" }, or payload_file: event.json"),
+        );
+    }
+    out
+}
+
+/// Rule ids in `matched`/`not_matched` that the tested policy does not have.
+pub fn unknown_rules(loaded: &Loaded, ids: &[&str]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for case in cases(&loaded.tree) {
+        let Some(expect) = case.get("expect") else {
+            continue;
+        };
+        for key in ["matched", "not_matched"] {
+            let Some(Value::Seq(items)) = expect.get(key).map(|n| &n.value) else {
+                continue;
+            };
+            for item in items {
+                let Some(id) = item.as_str() else { continue };
+                if ids.contains(&id) {
+                    continue;
+                }
+                let help = match did_you_mean(id, ids.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => format!(
+                        "the tested policy ({}) has no rule by that id",
+                        describe(&loaded.policy_paths())
+                    ),
+                };
+                out.push(
+                    Diagnostic::error(
+                        "test::unknown-rule",
+                        format!("no rule `{id}` in the tested policy"),
+                    )
+                    .at(&loaded.source, item.span)
+                    .label("not a rule id")
+                    .help(help),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn describe(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rule ids of a loaded policy set, the schema-rejected rules included
+/// (a test naming one is not wrong about the id).
+pub fn rule_ids(set: &load::PolicySet) -> Vec<&str> {
+    let mut ids: Vec<&str> = set.rules.iter().map(|r| r.rule.id.as_str()).collect();
+    ids.extend(
+        set.rejected
+            .iter()
+            .filter_map(|(_, node)| node.get("id").and_then(Node::as_str)),
+    );
+    ids
+}
+
+/// What `policy check` reports for test files: their own problems and the
+/// rule ids their tested policy lacks. The policy's problems are its own
+/// check's business (`policy check DIR` lints both).
+pub fn lint(paths: &[PathBuf]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for path in paths {
+        let loaded = match load(path) {
+            Ok(loaded) => loaded,
+            Err(problems) => {
+                out.extend(problems);
+                continue;
+            }
+        };
+        let (set, diags) = load::load(&loaded.policy_paths());
+        if diags.iter().any(|d| d.code.starts_with("io::")) {
+            out.push(
+                Diagnostic::error(
+                    "test::policy",
+                    format!(
+                        "the tested policy ({}) cannot be read",
+                        describe(&loaded.policy_paths())
+                    ),
+                )
+                .in_file(&loaded.source)
+                .help("point `policy:` at policy files or directories, relative to this file"),
+            );
+            continue;
+        }
+        out.extend(unknown_rules(&loaded, &rule_ids(&set)));
+    }
+    out
+}
