@@ -23,20 +23,6 @@ fn check_json(dir: &TempDir, files: &[&str]) -> (Vec<Value>, Option<i32>) {
     )
 }
 
-fn codes(diags: &[Value]) -> Vec<String> {
-    diags
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}:{}",
-                d["code"].as_str().unwrap(),
-                d["line"],
-                d["column"]
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn an_enumerated_value_lists_every_choice_and_suggests_the_nearest() {
     let dir = TempDir::new("enum");
