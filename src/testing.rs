@@ -99,6 +99,8 @@ pub struct Report {
     /// Rules of the tested policies, and those some case saw match.
     pub rules: BTreeSet<(String, String)>,
     pub covered: BTreeSet<String>,
+    /// Cases not run because their name does not contain the filter.
+    pub filtered_out: usize,
 }
 
 impl Report {
@@ -171,14 +173,20 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> std::io::Result<()>
 
 /// Runs every case of every test file.
 pub fn run(files: &[PathBuf]) -> Report {
+    run_filtered(files, None)
+}
+
+/// Runs the cases whose name contains `filter` (all without one), the way
+/// `cargo test NAME` does; the others are counted as filtered out.
+pub fn run_filtered(files: &[PathBuf], filter: Option<&str>) -> Report {
     let mut report = Report::default();
     for file in files {
-        run_file(file, &mut report);
+        run_file(file, filter, &mut report);
     }
     report
 }
 
-fn run_file(path: &Path, report: &mut Report) {
+fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
     let loaded = match file::load(path) {
         Ok(loaded) => loaded,
         Err(problems) => return report.problems.extend(problems),
@@ -210,6 +218,10 @@ fn run_file(path: &Path, report: &mut Report) {
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     for case in &loaded.file.tests {
+        if filter.is_some_and(|f| !case.name.contains(f)) {
+            report.filtered_out += 1;
+            continue;
+        }
         let failures = run_case(case, dir, &policy, report);
         report.cases.push(CaseResult {
             file: path.to_path_buf(),

@@ -473,3 +473,40 @@ fn policy_check_lints_test_files_named_or_found_in_directories() {
         stderr(&out)
     );
 }
+
+#[test]
+fn policy_test_filters_cases_by_name_and_speaks_json() {
+    let dir = TempDir::new("filter");
+    tested_policy(&dir);
+    let file = dir.write(
+        "p.test.yaml",
+        "tests:\n  - name: rm -rf is denied\n    hook: pre_shell_exec\n    payload: { command: \"rm -rf /\" }\n    expect: { matched: [no-rm-rf] }\n  - name: ls passes\n    hook: pre_shell_exec\n    payload: { command: \"ls\" }\n    expect: { reply: {} }\n  - name: ls -la passes\n    hook: pre_shell_exec\n    payload: { command: \"ls -la\" }\n    expect: { reply: { denied: true } }\n",
+    );
+    let d = dir.path().display().to_string();
+    let out = policy(&["test", "--filter", "rm", &d], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "\nrunning 1 test(s) from {}\ntest rm -rf is denied ... ok\n\n\
+             test result: ok. 1 passed; 0 failed; 2 filtered out\n",
+            file.display()
+        )
+    );
+    let out = policy(&["test", "--format", "json", "--filter", "ls", &d], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let report = stdout_json(&out);
+    assert_eq!(
+        report["summary"],
+        serde_json::json!({"ok": false, "passed": 1, "failed": 1, "filtered_out": 1})
+    );
+    assert_eq!(report["cases"][0]["name"], "ls passes");
+    assert_eq!(report["cases"][0]["ok"], true);
+    assert_eq!(report["cases"][1]["ok"], false);
+    assert_eq!(
+        report["cases"][1]["failures"][0],
+        "reply\n      expected: {\"denied\":true}\n      actual:   {}"
+    );
+    assert_eq!(report["coverage"]["uncovered"][0]["rule"], "no-rm-rf");
+    assert_eq!(report["problems"], serde_json::json!([]));
+}
