@@ -510,3 +510,56 @@ fn policy_test_filters_cases_by_name_and_speaks_json() {
     assert_eq!(report["coverage"]["uncovered"][0]["rule"], "no-rm-rf");
     assert_eq!(report["problems"], serde_json::json!([]));
 }
+
+#[test]
+fn policy_hooks_name_shows_one_hook() {
+    let out = policy(&["hooks", "pre_shell_exec"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "pre_shell_exec (permission)
+  Before every shell command.
+effects: deny, ask
+when the policy cannot decide: deny
+payload (each top-level field is also a variable):
+  tool_name  string  Name of the tool being called.
+  command    string  The shell command line.
+every condition also sees: payload, hook, harness, project_root
+"
+    );
+    let out = policy(&["hooks", "post_tool_batch"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\n  tool_calls[].name       string        Name of the tool that ran.\n"),
+        "{text}"
+    );
+    let out = policy(&["hooks", "pre_shel_exec"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: unknown hook point `pre_shel_exec`; did you mean `pre_shell_exec`?\n"
+    );
+}
+
+#[test]
+fn policy_check_dash_reads_the_policy_from_standard_input() {
+    let out = policy(
+        &["check", "-"],
+        b"version: 1\nrules:\n  - id: x\n    hook: pre_shel_exec\n    deny: \"no\"\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.starts_with("<stdin>:4:11\nhook::unknown\n"), "{err}");
+    assert!(
+        err.ends_with("1 error(s), 0 warning(s) in 1 file(s)\n"),
+        "{err}"
+    );
+    let shell = std::fs::read(repo().join("policies/shell.yaml")).unwrap();
+    let out = policy(&["check", "-"], &shell);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("ok: 1 file(s), ") && err.ends_with(" rule(s), no problems\n"),
+        "{err}"
+    );
+}

@@ -8,12 +8,13 @@ use super::ExitStatus;
 use crate::compile::compile;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::{load, render, testing};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Policy files or directories (default: the current directory).
+    /// Policy files or directories (default: the current directory); `-`
+    /// reads one policy from standard input.
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -46,11 +47,7 @@ pub fn run(args: CheckArgs) -> ExitStatus {
     for dir in paths.iter().filter(|p| p.is_dir()) {
         test_files.extend(testing::discover(std::slice::from_ref(dir)).unwrap_or_default());
     }
-    let (set, mut diags) = if paths.is_empty() {
-        (load::PolicySet::default(), Vec::new())
-    } else {
-        load::load(&paths)
-    };
+    let (set, mut diags) = load_policies(&paths);
     diags.extend(testing::file::lint(&test_files));
     // A file that could not be read leaves the check incomplete (exit 2),
     // but the files that were read are still checked and reported.
@@ -111,4 +108,43 @@ pub fn run(args: CheckArgs) -> ExitStatus {
     } else {
         ExitStatus::Success
     }
+}
+
+/// Loads the policies; `-` among the paths is one policy read from standard
+/// input (an editor's buffer, a generated policy), named `<stdin>`.
+fn load_policies(paths: &[PathBuf]) -> (load::PolicySet, Vec<Diagnostic>) {
+    let stdin = paths.iter().any(|p| p.as_os_str() == "-");
+    if !stdin {
+        return load::load(paths);
+    }
+    let files: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    let (files, mut diags) = load::discover_all(&files);
+    let mut sources = Vec::new();
+    for file in &files {
+        match load::read_source(file) {
+            Ok(source) => sources.push(source),
+            Err(d) => diags.push(d),
+        }
+    }
+    let name = std::path::Path::new("<stdin>");
+    let mut bytes = Vec::new();
+    let limit = load::MAX_POLICY_FILE_BYTES;
+    match std::io::stdin().take(limit + 1).read_to_end(&mut bytes) {
+        Err(e) => diags.push(load::io_error(name, &e)),
+        Ok(n) if n as u64 > limit => diags.push(Diagnostic::error(
+            "io::too-large",
+            format!("standard input holds more than {limit} bytes, the limit of a policy file"),
+        )),
+        Ok(_) => match load::source_from_bytes(name, bytes) {
+            Ok(source) => sources.push(source),
+            Err(d) => diags.push(d),
+        },
+    }
+    let (set, more) = load::load_sources(sources);
+    diags.extend(more);
+    (set, diags)
 }

@@ -170,6 +170,12 @@ pub fn read_source(path: &Path) -> Result<Arc<SourceFile>, Diagnostic> {
         .help("split the policy into several files in one directory"));
     }
     let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
+    source_from_bytes(path, bytes)
+}
+
+/// A source from bytes already read (a file, or standard input for
+/// `policy check -`): UTF-8 text, or an `io::encoding` error at the bad byte.
+pub fn source_from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Arc<SourceFile>, Diagnostic> {
     let text = String::from_utf8(bytes).map_err(|e| encoding_error(path, &e))?;
     Ok(Arc::new(SourceFile::new(path.to_path_buf(), text)))
 }
