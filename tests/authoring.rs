@@ -563,3 +563,34 @@ fn policy_check_dash_reads_the_policy_from_standard_input() {
         "{err}"
     );
 }
+
+#[test]
+fn completions_complete_commands_and_flags_in_bash() {
+    let out = policy(&["completions", "bash"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let dir = TempDir::new("completions");
+    let script = dir.path().join("policy.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    // Ask bash itself, as it would on <TAB>.
+    let probe = format!(
+        "source '{}'
+         COMP_WORDS=(policy che); COMP_CWORD=1; _policy policy che policy; echo \"${{COMPREPLY[@]}}\"
+         COMP_WORDS=(policy test --fi); COMP_CWORD=2; _policy policy --fi test; echo \"${{COMPREPLY[@]}}\"",
+        script.display()
+    );
+    match std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&probe)
+        .output()
+    {
+        Ok(done) => assert_eq!(String::from_utf8_lossy(&done.stdout), "check\n--filter\n"),
+        Err(_) => eprintln!("bash not installed; script checked by content only"),
+    }
+    for (shell, marker) in [("zsh", "#compdef policy"), ("fish", "complete -c policy")] {
+        let out = policy(&["completions", shell], b"");
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(marker), "{shell}");
+        assert!(text.contains("min-coverage"), "{shell}");
+    }
+}

@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod check;
+pub mod completions;
 pub mod eval;
 pub mod install;
 pub(crate) mod output;
@@ -92,4 +93,6 @@ pub enum Command {
     },
     /// Show how each harness's tools map onto the canonical hooks.
     Adapters(reference::AdaptersArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
 }
