@@ -594,3 +594,39 @@ fn completions_complete_commands_and_flags_in_bash() {
         assert!(text.contains("min-coverage"), "{shell}");
     }
 }
+
+#[test]
+fn schema_descriptions_read_whole_in_an_editor() {
+    for args in [&["schema"][..], &["schema", "--tests"][..]] {
+        let schema = stdout_json(&policy(args, b""));
+        let mut broken = Vec::new();
+        fn walk(v: &Value, path: &str, broken: &mut Vec<String>) {
+            match v {
+                Value::Object(map) => {
+                    for (k, v) in map {
+                        match (k.as_str(), v) {
+                            ("description" | "title", Value::String(s))
+                                if s.replace("\n\n", "").contains('\n') =>
+                            {
+                                broken.push(format!("{path}: {s:?}"))
+                            }
+                            _ => walk(v, &format!("{path}/{k}"), broken),
+                        }
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|i| walk(i, path, broken)),
+                _ => {}
+            }
+        }
+        walk(&schema, "", &mut broken);
+        assert!(
+            broken.is_empty(),
+            "{args:?}: sentences broken across lines: {broken:#?}"
+        );
+    }
+    let schema = stdout_json(&policy(&["schema"], b""));
+    assert_eq!(
+        schema["$defs"]["Rule"]["properties"]["deny"]["description"],
+        "Deny the operation with this reason (permission hooks only). May embed CEL as `${{ expr }}`."
+    );
+}

@@ -19,6 +19,7 @@ use std::sync::Arc;
 pub fn schema() -> Json {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let mut value = generator.into_root_schema_for::<TestFile>().to_value();
+    crate::model::prose::unwrap_descriptions(&mut value);
     if let Some(obj) = value.as_object_mut() {
         obj.insert(
             "$id".into(),
