@@ -9,11 +9,12 @@
 
 pub mod file;
 
-use crate::adapters::chibi;
+use crate::adapters::tool_call::{Harness, PolicySource};
+use crate::adapters::{chibi, coding_agent};
 use crate::catalogue;
 use crate::compile::compile;
 use crate::diagnostic::Diagnostic;
-use crate::engine::{self, Outcome};
+use crate::engine::{self, Outcome, Prepared};
 use crate::eval::DecideContext;
 use crate::load;
 use schemars::JsonSchema;
@@ -44,9 +45,13 @@ pub struct TestCase {
     /// What the case shows, printed as `test NAME ... ok`.
     #[schemars(example = &"rm -rf is denied")]
     pub name: String,
-    /// The hook point called.
-    #[schemars(with = "crate::model::HookName")]
-    pub hook: String,
+    /// Whose answer the case checks. `chibi` (the default) calls `hook` with a canonical payload; a coding agent (`claude-code`, `gemini`, `codex`) gets its own hook event as the payload, and the reply is that agent's, as `policy hook AGENT` gives it.
+    #[serde(default)]
+    pub harness: Option<TestHarness>,
+    /// The hook point called (chibi cases; an agent's event names its own).
+    #[serde(default)]
+    #[schemars(with = "Option<crate::model::HookName>")]
+    pub hook: Option<String>,
     /// The payload the harness sends, inline. Give this or `payload_file`.
     #[serde(default)]
     #[schemars(example = serde_json::json!({"command": "rm -rf /"}))]
@@ -59,6 +64,28 @@ pub struct TestCase {
     pub project_root: Option<String>,
     /// What must happen. Every expectation given must hold.
     pub expect: Expect,
+}
+
+/// The harnesses a test case can ask.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestHarness {
+    Chibi,
+    ClaudeCode,
+    Gemini,
+    Codex,
+}
+
+impl TestHarness {
+    /// The coding agent, or `None` for chibi.
+    pub fn agent(self) -> Option<Harness> {
+        match self {
+            TestHarness::Chibi => None,
+            TestHarness::ClaudeCode => Some(Harness::ClaudeCode),
+            TestHarness::Gemini => Some(Harness::Gemini),
+            TestHarness::Codex => Some(Harness::Codex),
+        }
+    }
 }
 
 /// What a test case requires of the reply and of the rules that matched.
@@ -216,13 +243,14 @@ fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
     for rule in &policy.rules {
         report.rules.insert((rule.id.clone(), rule.origin.clone()));
     }
+    let prepared = std::sync::Arc::new(Prepared::Ready(policy));
     let dir = path.parent().unwrap_or(Path::new("."));
     for case in &loaded.file.tests {
         if filter.is_some_and(|f| !case.name.contains(f)) {
             report.filtered_out += 1;
             continue;
         }
-        let failures = run_case(case, dir, &policy, report);
+        let failures = run_case(case, dir, &prepared, report);
         report.cases.push(CaseResult {
             file: path.to_path_buf(),
             name: case.name.clone(),
@@ -234,18 +262,12 @@ fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
 fn run_case(
     case: &TestCase,
     dir: &Path,
-    policy: &crate::compile::CompiledPolicy,
+    prepared: &std::sync::Arc<Prepared>,
     report: &mut Report,
 ) -> Vec<String> {
     let mut failures = Vec::new();
-    let Some(hook) = catalogue::hook(&case.hook) else {
-        let hint = crate::diagnostic::did_you_mean(&case.hook, catalogue::hook_names());
-        return vec![format!(
-            "unknown hook `{}`{}",
-            case.hook,
-            hint.map(|h| format!("; did you mean `{h}`?"))
-                .unwrap_or_default()
-        )];
+    let Prepared::Ready(policy) = &**prepared else {
+        return vec!["the policy did not load".into()];
     };
     let payload = match (&case.payload, &case.payload_file) {
         (Some(p), None) => p.clone(),
@@ -261,21 +283,49 @@ fn run_case(
         },
         _ => return vec!["give exactly one of `payload` and `payload_file`".into()],
     };
-    let root = case
-        .project_root
-        .clone()
-        .unwrap_or_else(|| "/project".into());
     // Tests are reproducible: a fixed home, whoever runs them.
-    let ctx = DecideContext {
-        harness: chibi::HARNESS,
-        project_root: &root,
-        home: Some("/home/user"),
+    let home = "/home/user";
+    let (reply, matched, run_error) = match case.harness.and_then(TestHarness::agent) {
+        Some(agent) => {
+            // The agent's own adapter, on the compiled policy: what `policy
+            // hook AGENT` would answer to this event.
+            let mut source = PolicySource::compiled(prepared.clone());
+            let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
+            let r = coding_agent::handle(
+                agent,
+                &mut source,
+                &event,
+                coding_agent::DEFAULT_CONTEXT,
+                Some(home),
+            );
+            let error = (r.kind == "error").then(|| r.stderr.join("; "));
+            (r.json, r.matched, error)
+        }
+        None => {
+            let name = case.hook.as_deref().unwrap_or("");
+            let Some(hook) = catalogue::hook(name) else {
+                return vec![format!("unknown hook `{name}`")];
+            };
+            let root = case
+                .project_root
+                .clone()
+                .unwrap_or_else(|| "/project".into());
+            let ctx = DecideContext {
+                harness: chibi::HARNESS,
+                project_root: &root,
+                home: Some(home),
+            };
+            let outcome = engine::run(policy, hook.name, &payload, ctx);
+            let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
+            match outcome {
+                Outcome::Decided(d) => (reply.json, d.matched.clone(), d.error_summary()),
+                Outcome::Failed(e) => (reply.json, Vec::new(), Some(e)),
+            }
+        }
     };
-    let outcome = engine::run(policy, hook.name, &payload, ctx);
-    let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
-    let matched: Vec<String> = match &outcome {
-        Outcome::Decided(d) => d.matched.clone(),
-        Outcome::Failed(_) => Vec::new(),
+    let reply = chibi::Reply {
+        json: reply,
+        stderr: Vec::new(),
     };
     report.covered.extend(matched.iter().cloned());
 
@@ -305,14 +355,12 @@ fn run_case(
             failures.push(format!("rule `{rule}` matched but must not"));
         }
     }
-    if let Outcome::Decided(d) = &outcome {
-        if let Some(errors) = d.error_summary() {
-            if failures.is_empty()
-                && case.expect.reply.is_none()
-                && case.expect.reply_includes.is_none()
-            {
-                failures.push(format!("a rule failed at run time: {errors}"));
-            }
+    if let Some(errors) = run_error {
+        if failures.is_empty()
+            && case.expect.reply.is_none()
+            && case.expect.reply_includes.is_none()
+        {
+            failures.push(format!("a rule failed at run time: {errors}"));
         }
     }
     failures

@@ -630,3 +630,202 @@ fn schema_descriptions_read_whole_in_an_editor() {
         "Deny the operation with this reason (permission hooks only). May embed CEL as `${{ expr }}`."
     );
 }
+
+fn claude_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(repo().join("../shared/fixtures/claude-code").join(name)).unwrap()
+}
+
+#[test]
+fn eval_with_a_harness_answers_exactly_as_that_harness_hook_does() {
+    let policies = repo().join("policies").display().to_string();
+    let dir = TempDir::new("agent-eval");
+    let cache = dir.path().display().to_string();
+    for fixture in [
+        "final-spy__02-sudo-rm-rf-home-PreToolUse-Bash.json",
+        "final-spy__04-ls-la-PreToolUse-Bash.json",
+        "final-spy__07-read-ssh-key-PreToolUse-Read.json",
+        "final-spy__08-write-env-PreToolUse-Write.json",
+    ] {
+        let event = claude_fixture(fixture);
+        let hook = run(
+            &bin(),
+            &["hook", "claude-code", "--policy", &policies],
+            &[("XDG_CACHE_HOME", &cache)],
+            &event,
+        );
+        let eval = policy(
+            &["eval", "--harness", "claude-code", "--policy", &policies],
+            &event,
+        );
+        assert_eq!(eval.status.code(), Some(0), "{fixture}: {}", stderr(&eval));
+        assert_eq!(stdout_json(&eval), stdout_json(&hook), "{fixture}");
+    }
+    // The same event asked as chibi's canonical hook says nothing: that is
+    // why the harness must be named.
+    let out = policy(
+        &[
+            "eval",
+            "--harness",
+            "claude-code",
+            "--hook",
+            "pre_shell_exec",
+            "--policy",
+            &policies,
+        ],
+        b"{}",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("drop --hook"), "{}", stderr(&out));
+}
+
+#[test]
+fn explain_with_a_harness_walks_the_adapter_questions() {
+    let policies = repo().join("policies");
+    let event = claude_fixture("final-spy__02-sudo-rm-rf-home-PreToolUse-Bash.json");
+    let out = policy(
+        &[
+            "explain",
+            "--harness",
+            "claude-code",
+            "--policy",
+            &policies.display().to_string(),
+        ],
+        &event,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&format!("{}/", policies.display()), "");
+    let lines: Vec<&str> = text.lines().collect();
+    let find = |prefix: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line starting {prefix:?} in\n{text}"))
+    };
+    assert_eq!(
+        lines[0],
+        "claude-code: PreToolUse of tool `Bash` (shell) is asked as the questions below, in order"
+    );
+    // In the adapter's order, stopping at the deny.
+    let order = [
+        find("pre_tool: "),
+        find("pre_api_tools: "),
+        find("pre_shell_exec: "),
+        find("  ✓ no-recursive-force-delete (shell.yaml:7) matched"),
+        find("  deny: `no-recursive-force-delete` gives the reason"),
+        find("  (the adapter asks nothing further)"),
+        find("  reply: "),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    assert!(
+        !text.contains("claude_code.PreToolUse:"),
+        "stops at the deny:\n{text}"
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        &"  reply: {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: no-recursive-force-delete]\"}}"
+    );
+}
+
+#[test]
+fn eval_reads_the_project_root_and_the_deadline_as_the_chibi_plugin_does() {
+    let dir = TempDir::new("chibi-env");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: only-in-demo\n    hook: pre_shell_exec\n    when: project_root == '/home/user/demo/project'\n    deny: not here\n  - id: slow\n    hook: pre_file_read\n    when: path.split('/').exists(a, path.split('/').exists(b, a + b == 'never'))\n    deny: x\n",
+    );
+    let name = p.display().to_string();
+    let payload = br#"{"tool_name": "shell_exec", "command": "ls"}"#;
+    let plugin = ChibiHome::install(&[&p]);
+    let expected = plugin.reply("pre_shell_exec", &serde_json::from_slice(payload).unwrap());
+    assert_eq!(expected["denied"], true);
+    let out = run(
+        &bin(),
+        &["eval", "--policy", &name, "--hook", "pre_shell_exec"],
+        &[("CHIBI_PROJECT_ROOT", "/home/user/demo/project")],
+        payload,
+    );
+    assert_eq!(stdout_json(&out), expected);
+    // The plugin's deadline: a stuck decision is answered with the hook's
+    // failure reply (a deny), as the plugin would answer.
+    let long = vec!["w"; 20_000].join("/");
+    let body =
+        serde_json::to_vec(&serde_json::json!({"tool_name": "file_head", "path": long})).unwrap();
+    let out = run(
+        &bin(),
+        &["eval", "--policy", &name, "--hook", "pre_file_read"],
+        &[("HOOK_POLICY_DEADLINE_MS", "300")],
+        &body,
+    );
+    let reply = stdout_json(&out);
+    assert_eq!(reply["denied"], true, "{reply}");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("took longer than 300 ms"),
+        "{reply}"
+    );
+}
+
+#[test]
+fn a_test_case_can_ask_a_coding_agent() {
+    let dir = TempDir::new("agent-case");
+    tested_policy(&dir);
+    let event = String::from_utf8(claude_fixture(
+        "final-spy__03-bash-c-rm-rf-PreToolUse-Bash.json",
+    ))
+    .unwrap();
+    std::fs::write(dir.path().join("event.json"), &event).unwrap();
+    dir.write(
+        "p.test.yaml",
+        "tests:
+  - name: claude code is told to deny
+    harness: claude-code
+    payload_file: event.json
+    expect:
+      matched: [no-rm-rf]
+      reply_includes: { hookSpecificOutput: { permissionDecision: deny } }
+  - name: codex says nothing about ls
+    harness: codex
+    payload: { hook_event_name: PreToolUse, tool_name: Bash, tool_input: { command: ls }, cwd: /p, session_id: s }
+    expect: { reply: {} }
+  - name: a wrong expectation fails
+    harness: gemini
+    payload: { hook_event_name: BeforeTool, tool_name: run_shell_command, tool_input: { command: rm -rf / }, cwd: /p, session_id: s }
+    expect: { reply: {} }
+",
+    );
+    let out = policy(&["test", &dir.path().display().to_string()], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("test claude code is told to deny ... ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("test codex says nothing about ls ... ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("test a wrong expectation fails ... FAILED"),
+        "{text}"
+    );
+    assert!(
+        text.contains("actual:   {\"decision\":\"deny\",\"reason\":\"recursive delete is not allowed [hook-policy rule: no-rm-rf]\"}"),
+        "{text}"
+    );
+    // A case for an agent cannot name a hook or a project root.
+    dir.write(
+        "p.test.yaml",
+        "tests:\n  - name: x\n    harness: claude-code\n    hook: pre_shell_exec\n    payload: {}\n    expect: { reply: {} }\n",
+    );
+    let (diags, _) = check_json(&dir, &["p.test.yaml"]);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "test::harness");
+    assert_eq!(
+        diags[0]["message"],
+        "`hook` does not apply to a claude-code case: the event names its hook (`hook_event_name`)"
+    );
+}

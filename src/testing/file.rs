@@ -135,6 +135,54 @@ fn payload_problems(source: &Arc<SourceFile>, tree: &Node) -> Vec<Diagnostic> {
                 .help("give the event inline, payload: { command: \"ls\" }, or payload_file: event.json"),
         );
     }
+    out.extend(harness_problems(source, tree));
+    out
+}
+
+/// chibi cases name their hook; a coding agent's event names its own hook
+/// and carries its project root (`cwd`), so a case must not say either.
+fn harness_problems(source: &Arc<SourceFile>, tree: &Node) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for case in cases(tree) {
+        let Value::Map(entries) = &case.value else {
+            continue;
+        };
+        let agent = case
+            .get("harness")
+            .and_then(Node::as_str)
+            .filter(|h| *h != "chibi");
+        match agent {
+            None if case.get("hook").is_none() && !entries.is_empty() => {
+                let what = match case.get("name").and_then(Node::as_str) {
+                    Some(name) => format!("test case `{name}`"),
+                    None => "this test case".into(),
+                };
+                out.push(
+                    Diagnostic::error("schema::missing-key", format!("{what} has no `hook`"))
+                        .at(source, entries[0].key_span)
+                        .help("name the hook point called, e.g. hook: pre_shell_exec, or give `harness: claude-code` (or gemini, codex) and the agent's event as the payload"),
+                );
+            }
+            Some(agent) => {
+                for (key, why) in [
+                    ("hook", "the event names its hook (`hook_event_name`)"),
+                    ("project_root", "the event's `cwd` is the project root"),
+                ] {
+                    if let Some(entry) = case.entry(key) {
+                        out.push(
+                            Diagnostic::error(
+                                "test::harness",
+                                format!("`{key}` does not apply to a {agent} case: {why}"),
+                            )
+                            .at(source, entry.key_span)
+                            .help(format!("drop `{key}`; the payload is {agent}'s hook event as the agent sends it")),
+                        );
+                    }
+                }
+            }
+            None => {}
+        }
+    }
     out
 }
 
