@@ -61,6 +61,7 @@ fn run() -> u8 {
         Command::Install { harness } => cli::install::run(harness),
         Command::Hook(args) => cli::serve::hook(args),
         Command::Serve { harness } => cli::serve::serve(harness),
+        Command::Init(args) => cli::init::run(args),
         Command::Completions(args) => cli::completions::run(args),
     };
     status.code()

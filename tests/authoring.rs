@@ -829,3 +829,63 @@ fn a_test_case_can_ask_a_coding_agent() {
         "`hook` does not apply to a claude-code case: the event names its hook (`hook_event_name`)"
     );
 }
+
+#[test]
+fn init_scaffolds_a_policy_that_checks_and_tests_clean_for_each_harness() {
+    let dir = TempDir::new("init");
+    for harness in ["chibi", "claude-code", "gemini", "codex", "picoclaw"] {
+        let target = dir.path().join(harness).display().to_string();
+        let out = policy(&["init", &target, "--harness", harness], b"");
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        let check = policy(&["check", "--deny-warnings", &target], b"");
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{harness}: {}",
+            stderr(&check)
+        );
+        assert_eq!(stderr(&check), "ok: 2 file(s), 2 rule(s), no problems\n");
+        let test = policy(&["test", "--min-coverage", "100", &target], b"");
+        let text = String::from_utf8_lossy(&test.stdout).into_owned();
+        assert_eq!(test.status.code(), Some(0), "{harness}: {text}");
+        assert!(
+            text.ends_with("test result: ok. 3 passed; 0 failed\n"),
+            "{text}"
+        );
+        // The `$schema` lines name schemas written beside the files, so
+        // editors work offline; they are what `policy schema` prints.
+        for (file, args) in [
+            ("policy.yaml", &["schema"][..]),
+            ("policy.test.yaml", &["schema", "--tests"][..]),
+        ] {
+            let text = std::fs::read_to_string(dir.path().join(harness).join(file)).unwrap();
+            let first = text.lines().next().unwrap();
+            let rel = first
+                .strip_prefix("# yaml-language-server: $schema=")
+                .unwrap_or_else(|| panic!("{file}: {first}"));
+            let schema = std::fs::read(dir.path().join(harness).join(rel)).unwrap();
+            assert_eq!(schema, policy(args, b"").stdout, "{harness} {file}");
+        }
+    }
+    let target = dir.path().join("claude-code").display().to_string();
+    let out = policy(&["init", &target, "--harness", "claude-code"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {target}/policy.yaml exists; `policy init` never overwrites a file\n  \
+             help: pick another directory: `policy init DIR`\n"
+        )
+    );
+    let fresh = dir.path().join("fresh").display().to_string();
+    let out = policy(&["init", &fresh, "--harness", "claude-code"], b"");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "created {fresh}/policy.yaml\ncreated {fresh}/policy.test.yaml\n\
+             created {fresh}/.schema/policy.schema.json\ncreated {fresh}/.schema/policy-test.schema.json\n\
+             \nnext: `policy check {fresh}` and `policy test {fresh}`, then\n  \
+             policy install claude-code --policy {fresh} --settings ~/.claude/settings.json\n"
+        )
+    );
+}

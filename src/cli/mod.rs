@@ -8,6 +8,7 @@ pub mod args;
 pub mod check;
 pub mod completions;
 pub mod eval;
+pub mod init;
 pub mod install;
 pub(crate) mod output;
 pub mod reference;
@@ -93,6 +94,8 @@ pub enum Command {
     },
     /// Show how each harness's tools map onto the canonical hooks.
     Adapters(reference::AdaptersArgs),
+    /// Create a starting policy, its tests and the schemas editors use.
+    Init(init::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
 }
