@@ -889,3 +889,45 @@ fn init_scaffolds_a_policy_that_checks_and_tests_clean_for_each_harness() {
         )
     );
 }
+
+#[test]
+fn pre_commit_hooks_lint_only_policy_and_test_files() {
+    let text = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
+    let hooks: Value = serde_saphyr::from_str(&text).unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    for hook in hooks.as_array().unwrap() {
+        let id = hook["id"].as_str().unwrap();
+        assert!(
+            hook.get("types").is_none(),
+            "{id}: `types: [yaml]` would take every YAML file"
+        );
+        let pattern = hook["files"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id} has no files:"));
+        let files = regex::Regex::new(pattern).unwrap();
+        for policy_file in [
+            "policies/shell.yaml",
+            "infra/policies/net.yml",
+            "agent.policy.yaml",
+        ] {
+            assert!(files.is_match(policy_file), "{id} skips {policy_file}");
+        }
+        for other in [
+            ".github/workflows/ci.yml",
+            "docker-compose.yaml",
+            "k8s/deploy.yaml",
+        ] {
+            assert!(!files.is_match(other), "{id} would lint {other}");
+        }
+        // README's local variant runs the same files.
+        assert!(
+            readme.contains(&format!("files: '{pattern}'")),
+            "README differs for {id}"
+        );
+    }
+    // No pinned release that does not exist.
+    assert!(
+        !readme.lines().any(|l| l.trim_start().starts_with("rev:")),
+        "README pins a rev"
+    );
+}
