@@ -169,59 +169,150 @@ pub fn agent_event(
         return out;
     }
     let tool = event.get("tool_name").and_then(Json::as_str).unwrap_or("");
-    let mut args = event
+    let args = event
         .get("tool_input")
         .cloned()
         .unwrap_or_else(|| json!({}));
-    let kind = tool_call::mapping(harness, tool).map_or("other", |m| m.tool_type);
-    out.push_str(&format!(
-        "{}: {name} of tool `{tool}` ({kind}) is asked as the questions below, in order\n",
-        harness.name()
-    ));
-    let first = Question {
-        hook: "pre_tool",
-        payload: json!({"tool_name": tool, "arguments": args}),
+    out.push_str(&format!("{}: {name} ", harness.name()));
+    let call = ToolCall {
+        harness,
+        tool,
+        args,
+        native: event,
+        args_key: "tool_input",
+        approval: false,
     };
-    match ask(source, first.hook, &first.payload, ctx, &mut out) {
-        Step::Stop => return out,
-        Step::Go(Some(d)) if !d.arguments.is_empty() => {
-            let mut m: Map<String, Json> = args.as_object().cloned().unwrap_or_default();
-            for (k, w) in &d.arguments {
-                m.insert(k.clone(), w.value.clone());
-            }
-            args = Json::Object(m);
-        }
-        Step::Go(_) => {}
-    }
-    let offered = json!({"context_name": context_name, "tools": [{"name": tool, "type": kind}]});
-    if let Step::Stop = ask(source, "pre_api_tools", &offered, ctx, &mut out) {
-        return out;
-    }
-    let mut questions: Vec<Question> = tool_call::permission_checks(harness, tool, &args)
-        .into_iter()
-        .map(|c| Question {
-            hook: c.hook,
-            payload: c.payload,
-        })
-        .collect();
-    let mut native = event.clone();
-    if let (Some(obj), true) = (
-        native.as_object_mut(),
-        Some(&args) != event.get("tool_input"),
-    ) {
-        // Native rules see the rewritten arguments too.
-        obj.insert("tool_input".into(), args.clone());
-    }
-    questions.push(Question {
-        hook: tool_call::native_hook(harness, false),
-        payload: native,
-    });
-    for q in &questions {
-        if let Step::Stop = ask(source, q.hook, &q.payload, ctx, &mut out) {
-            break;
-        }
-    }
+    call.walk(source, context_name, ctx, &mut out);
     out
+}
+
+/// How PicoClaw's JSON-RPC request is decided (`hook.before_tool`,
+/// `hook.approve_tool`; `hook.before_llm` is `pre_api_request`), as
+/// `policy serve picoclaw` decides it. `context_name` is `--context`, else
+/// the request's `meta.AgentID`, else `default`, as the server takes it.
+pub fn picoclaw_request(
+    source: &mut PolicySource,
+    request: &Json,
+    context_name: Option<&str>,
+    project_root: &str,
+    home: Option<&str>,
+) -> String {
+    let method = request.get("method").and_then(Json::as_str).unwrap_or("");
+    let empty = json!({});
+    let params = request.get("params").unwrap_or(&empty);
+    let context = context_name
+        .or_else(|| params.pointer("/meta/AgentID").and_then(Json::as_str))
+        .filter(|c| !c.is_empty())
+        .unwrap_or("default");
+    let ctx = DecideContext {
+        harness: Harness::PicoClaw.name(),
+        project_root,
+        home,
+    };
+    let mut out = String::new();
+    let approval = match method {
+        "hook.before_tool" => false,
+        "hook.approve_tool" => true,
+        _ => {
+            out.push_str(&format!(
+                "picoclaw: `{method}` is answered without a tool-call decision (see the reply)\n"
+            ));
+            return out;
+        }
+    };
+    let tool = params.get("tool").and_then(Json::as_str).unwrap_or("");
+    let args = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    out.push_str(&format!("picoclaw: {method} "));
+    let call = ToolCall {
+        harness: Harness::PicoClaw,
+        tool,
+        args,
+        native: params,
+        args_key: "arguments",
+        approval,
+    };
+    call.walk(source, context, ctx, &mut out);
+    out
+}
+
+/// A harness's tool call, in canonical terms.
+struct ToolCall<'a> {
+    harness: Harness,
+    tool: &'a str,
+    args: Json,
+    /// The harness's own payload, for its native event's rules.
+    native: &'a Json,
+    /// Where `native` holds the arguments.
+    args_key: &'static str,
+    approval: bool,
+}
+
+impl ToolCall<'_> {
+    /// The questions [`tool_call::decide_call`] asks, in its order; it stops
+    /// at the first deny or block, and later questions see arguments an
+    /// earlier `pre_tool` rewrote.
+    fn walk(
+        self,
+        source: &mut PolicySource,
+        context_name: &str,
+        ctx: DecideContext<'_>,
+        out: &mut String,
+    ) {
+        let ToolCall {
+            harness,
+            tool,
+            mut args,
+            native,
+            args_key,
+            approval,
+        } = self;
+        let kind = tool_call::mapping(harness, tool).map_or("other", |m| m.tool_type);
+        out.push_str(&format!(
+            "of tool `{tool}` ({kind}) is asked as the questions below, in order\n"
+        ));
+        let first = json!({"tool_name": tool, "arguments": args});
+        match ask(source, "pre_tool", &first, ctx, out) {
+            Step::Stop => return,
+            Step::Go(Some(d)) if !d.arguments.is_empty() => {
+                let mut m: Map<String, Json> = args.as_object().cloned().unwrap_or_default();
+                for (k, w) in &d.arguments {
+                    m.insert(k.clone(), w.value.clone());
+                }
+                args = Json::Object(m);
+            }
+            Step::Go(_) => {}
+        }
+        let offered =
+            json!({"context_name": context_name, "tools": [{"name": tool, "type": kind}]});
+        if let Step::Stop = ask(source, "pre_api_tools", &offered, ctx, out) {
+            return;
+        }
+        let mut questions: Vec<Question> = tool_call::permission_checks(harness, tool, &args)
+            .into_iter()
+            .map(|c| Question {
+                hook: c.hook,
+                payload: c.payload,
+            })
+            .collect();
+        let rewritten = Some(&args) != native.get(args_key);
+        let mut native = native.clone();
+        if let (Some(obj), true) = (native.as_object_mut(), rewritten) {
+            // Native rules see the rewritten arguments too.
+            obj.insert(args_key.into(), args.clone());
+        }
+        questions.push(Question {
+            hook: tool_call::native_hook(harness, approval),
+            payload: native,
+        });
+        for q in &questions {
+            if let Step::Stop = ask(source, q.hook, &q.payload, ctx, out) {
+                break;
+            }
+        }
+    }
 }
 
 enum Step {

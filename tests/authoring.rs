@@ -931,3 +931,46 @@ fn pre_commit_hooks_lint_only_policy_and_test_files() {
         "README pins a rev"
     );
 }
+
+#[test]
+fn eval_with_picoclaw_answers_as_the_server_does() {
+    let policies = repo().join("policies").display().to_string();
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"hook.before_tool","params":{"tool":"exec","arguments":{"command":"sudo rm -rf /"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"hook.approve_tool","params":{"tool":"read_file","arguments":{"path":"/home/user/other/.env"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"hook.before_tool","params":{"tool":"exec","arguments":{"command":"ls"}}}"#,
+    ];
+    let all = requests.join("\n") + "\n";
+    let served = policy(
+        &["serve", "picoclaw", "--policy", &policies],
+        all.as_bytes(),
+    );
+    let served: Vec<Value> = String::from_utf8(served.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(served.len(), 3);
+    for (request, expected) in requests.iter().zip(&served) {
+        let out = policy(
+            &["eval", "--harness", "picoclaw", "--policy", &policies],
+            request.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(&stdout_json(&out), expected, "{request}");
+    }
+    assert_eq!(served[0]["result"]["action"], "deny_tool");
+    let out = policy(
+        &["explain", "--harness", "picoclaw", "--policy", &policies],
+        requests[0].as_bytes(),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("picoclaw: hook.before_tool of tool `exec` (shell) is asked as the questions below, in order\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  (the adapter asks nothing further)\n"),
+        "{text}"
+    );
+}

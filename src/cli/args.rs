@@ -44,13 +44,15 @@ pub enum AskingHarness {
     Gemini,
     /// `policy hook codex`: the payload is Codex's hook event.
     Codex,
+    /// `policy serve picoclaw`: the payload is one JSON-RPC request line.
+    Picoclaw,
 }
 
 impl AskingHarness {
-    /// The coding agent, or `None` for chibi.
+    /// The coding agent, or `None` for chibi and PicoClaw.
     pub fn agent(self) -> Option<Harness> {
         match self {
-            AskingHarness::Chibi => None,
+            AskingHarness::Chibi | AskingHarness::Picoclaw => None,
             AskingHarness::ClaudeCode => Some(Harness::ClaudeCode),
             AskingHarness::Gemini => Some(Harness::Gemini),
             AskingHarness::Codex => Some(Harness::Codex),

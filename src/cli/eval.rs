@@ -8,7 +8,7 @@ use super::args::AskingHarness;
 use super::output::{err, errln, out};
 use super::ExitStatus;
 use crate::adapters::tool_call::{Harness, PolicySource};
-use crate::adapters::{chibi, coding_agent};
+use crate::adapters::{chibi, coding_agent, picoclaw};
 use crate::catalogue;
 use crate::engine::{self, Outcome, Prepared};
 use crate::eval::DecideContext;
@@ -41,9 +41,10 @@ pub struct EvalArgs {
     #[arg(long)]
     pub project_root: Option<String>,
     /// The context name `pre_api_tools` and `pre_api_request` rules see, for
-    /// a coding agent (as `policy hook --context`).
-    #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
-    pub context: String,
+    /// a coding agent (default `coding`, as `policy hook --context`) or
+    /// PicoClaw (default: the request's meta.AgentID, as `policy serve`).
+    #[arg(long)]
+    pub context: Option<String>,
 }
 
 fn read_payload(source: &str) -> Result<Vec<u8>, String> {
@@ -66,15 +67,21 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
             return ExitStatus::CouldNotRun;
         }
     };
-    if let Some(agent) = args.harness.agent() {
+    if args.harness != AskingHarness::Chibi {
         if let Some(hook) = &args.hook {
             errln!(
-                "error: --hook {hook} with --harness {}: the agent's event names its own hook (hook_event_name); drop --hook",
-                agent.name()
+                "error: --hook {hook} with --harness {}: the event names its own hook; drop --hook",
+                match args.harness.agent() {
+                    Some(agent) => agent.name(),
+                    None => "picoclaw",
+                }
             );
             return ExitStatus::CouldNotRun;
         }
-        return agent_event(agent, &args, bytes, explain_only);
+        return match args.harness.agent() {
+            Some(agent) => agent_event(agent, &args, bytes, explain_only),
+            None => picoclaw_request(&args, bytes, explain_only),
+        };
     }
     // Accept captured fixtures, {"hook": ..., "payload": {...}}, as well as bare payloads.
     let parsed = engine::parse_payload(&bytes);
@@ -188,10 +195,14 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
     let home = std::env::var("HOME").ok();
     let input = Ok(bytes);
-    let reply = coding_agent::handle(agent, &mut source, &input, &args.context, home.as_deref());
+    let context = args
+        .context
+        .as_deref()
+        .unwrap_or(coding_agent::DEFAULT_CONTEXT);
+    let reply = coding_agent::handle(agent, &mut source, &input, context, home.as_deref());
     let mut explanation = match input.as_ref().ok().map(|b| engine::parse_payload(b)) {
         Some(Ok(event)) => {
-            crate::explain::agent_event(&mut source, agent, &event, &args.context, home.as_deref())
+            crate::explain::agent_event(&mut source, agent, &event, context, home.as_deref())
         }
         Some(Err(e)) => format!("{}: the event is not usable: {e}\n", agent.name()),
         None => String::new(),
@@ -209,6 +220,68 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
         super::output::outln!("{}", reply.json);
     }
     if reply.kind == "error" {
+        ExitStatus::CouldNotRun
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// One PicoClaw JSON-RPC request, answered as `policy serve picoclaw`
+/// answers it: the whole policy compiled once, the project root the
+/// server's working directory (here `--project-root`, else this one).
+fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
+    let prepared = engine::prepare(&args.policy, None);
+    let broken = match &prepared {
+        Prepared::Broken { message, .. } => Some(message.clone()),
+        Prepared::Ready(_) => None,
+    };
+    if let Some(message) = &broken {
+        errln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
+    }
+    let live = picoclaw::LivePolicy::new(prepared);
+    let project_root = args
+        .project_root
+        .clone()
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
+        .unwrap_or_else(|| "/".into());
+    let home = std::env::var("HOME").ok();
+    let sc = picoclaw::ServeContext {
+        project_root: &project_root,
+        home: home.as_deref(),
+        context_name: args.context.as_deref(),
+    };
+    let line: Vec<u8> = bytes.iter().copied().filter(|b| *b != b'\n').collect();
+    let reply = picoclaw::handle_line(&live, &line, &sc);
+    let shown = reply.as_ref().map_or_else(
+        || "no reply (a notification)".to_string(),
+        ToString::to_string,
+    );
+    let mut explanation = match serde_json::from_slice::<serde_json::Value>(&line) {
+        Ok(request) => crate::explain::picoclaw_request(
+            &mut PolicySource::compiled(live.get()),
+            &request,
+            args.context.as_deref(),
+            &project_root,
+            home.as_deref(),
+        ),
+        Err(e) => format!("picoclaw: the request is not JSON: {e}\n"),
+    };
+    explanation.push_str(&format!("  reply: {shown}\n"));
+    if explain_only {
+        out!("{explanation}");
+    } else {
+        if args.explain {
+            err!("{explanation}");
+        }
+        if let Some(reply) = reply {
+            super::output::outln!("{reply}");
+        }
+    }
+    if broken.is_some() {
         ExitStatus::CouldNotRun
     } else {
         ExitStatus::Success
