@@ -214,10 +214,11 @@ pub fn run_filtered(files: &[PathBuf], filter: Option<&str>) -> Report {
 }
 
 fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
-    let loaded = match file::load(path) {
+    let mut loaded = match file::load(path) {
         Ok(loaded) => loaded,
         Err(problems) => return report.problems.extend(problems),
     };
+    report.problems.append(&mut loaded.problems);
     let (set, diags) = load::load(&loaded.policy_paths());
     let mut errors: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
     let (policy, diags) = compile(&set, None);
@@ -240,12 +241,16 @@ fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
     report
         .problems
         .extend(file::unknown_rules(&loaded, &file::rule_ids(&set)));
+    let Some(tests) = &loaded.file else {
+        // Schema errors: reported above; the cases cannot run.
+        return;
+    };
     for rule in &policy.rules {
         report.rules.insert((rule.id.clone(), rule.origin.clone()));
     }
     let prepared = std::sync::Arc::new(Prepared::Ready(policy));
     let dir = path.parent().unwrap_or(Path::new("."));
-    for case in &loaded.file.tests {
+    for case in &tests.tests {
         if filter.is_some_and(|f| !case.name.contains(f)) {
             report.filtered_out += 1;
             continue;

@@ -974,3 +974,37 @@ fn eval_with_picoclaw_answers_as_the_server_does() {
         "{text}"
     );
 }
+
+#[test]
+fn a_schema_error_in_a_test_file_does_not_hide_its_unknown_rule_ids() {
+    let dir = TempDir::new("test-all");
+    tested_policy(&dir);
+    dir.write(
+        "p.test.yaml",
+        "tests:\n  - name: rm\n    hook: pre_shell_exec\n    payload: { command: \"rm -rf /\" }\n    expect: { matched: [no-rm-rff] }\n    extra: 1\n",
+    );
+    let (diags, status) = check_json(&dir, &["p.test.yaml"]);
+    assert_eq!(status, Some(1));
+    let found: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}:{}",
+                d["code"].as_str().unwrap(),
+                d["line"],
+                d["column"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        ["test::unknown-rule 5:25", "schema::unknown-key 6:5"]
+    );
+    let out = policy(&["test", &dir.path().display().to_string()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("test::unknown-rule") && text.contains("schema::unknown-key"),
+        "{text}"
+    );
+}

@@ -36,30 +36,34 @@ pub fn schema_text() -> String {
     text
 }
 
-/// A test file that passed its schema.
+/// A test file read and parsed: its problems, and its cases when it has
+/// none (a file with schema errors is still checked for rule ids, so one
+/// run reports every mistake).
 pub struct Loaded {
-    pub file: TestFile,
+    pub file: Option<TestFile>,
+    pub problems: Vec<Diagnostic>,
     pub source: Arc<SourceFile>,
     pub tree: Node,
 }
 
 impl Loaded {
-    /// The policy paths the cases run against.
+    /// The policy the cases run against: the `policy` list, relative to
+    /// the test file, else the test file's directory.
     pub fn policy_paths(&self) -> Vec<PathBuf> {
-        policy_paths(&self.source.path, &self.file)
+        let dir = self.source.path.parent().unwrap_or(Path::new("."));
+        match self.tree.get("policy").map(|n| &n.value) {
+            Some(Value::Seq(items)) => items
+                .iter()
+                .filter_map(Node::as_str)
+                .map(|p| dir.join(p))
+                .collect(),
+            _ => vec![dir.to_path_buf()],
+        }
     }
 }
 
-/// The policy a test file tests: its `policy` list, else its directory.
-pub fn policy_paths(path: &Path, file: &TestFile) -> Vec<PathBuf> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    match &file.policy {
-        Some(list) => list.iter().map(|p| dir.join(p)).collect(),
-        None => vec![dir.to_path_buf()],
-    }
-}
-
-/// Reads and validates a test file; every problem found, or the file.
+/// Reads and validates a test file. `Err` when it cannot be read or parsed
+/// at all; otherwise every problem found is in [`Loaded::problems`].
 pub fn load(path: &Path) -> Result<Loaded, Vec<Diagnostic>> {
     let source = load::read_source(path).map_err(|d| vec![d])?;
     let tree = match tree::parse(&source.text, ParseLimits::default()) {
@@ -86,20 +90,32 @@ pub fn load(path: &Path) -> Result<Loaded, Vec<Diagnostic>> {
         .check(&source, &tree);
     problems.extend(payload_problems(&source, &tree));
     problems.sort_by_key(|d| d.span.map(|s| s.start));
-    if problems.iter().any(Diagnostic::is_error) {
-        return Err(problems);
-    }
-    match serde_json::from_value::<TestFile>(tree.to_json()) {
-        Ok(file) => Ok(Loaded { file, source, tree }),
-        Err(e) => Err(vec![Diagnostic::error(
-            "schema::shape",
-            "the file passes the schema but not the test model",
-        )
-        .in_file(&source)
-        .help(format!(
-            "please report this with the file; the model said: {e}"
-        ))]),
-    }
+    let file = if problems.iter().any(Diagnostic::is_error) {
+        None
+    } else {
+        match serde_json::from_value::<TestFile>(tree.to_json()) {
+            Ok(file) => Some(file),
+            Err(e) => {
+                problems.push(
+                    Diagnostic::error(
+                        "schema::shape",
+                        "the file passes the schema but not the test model",
+                    )
+                    .in_file(&source)
+                    .help(format!(
+                        "please report this with the file; the model said: {e}"
+                    )),
+                );
+                None
+            }
+        }
+    };
+    Ok(Loaded {
+        file,
+        problems,
+        source,
+        tree,
+    })
 }
 
 fn cases(tree: &Node) -> &[Node] {
@@ -250,13 +266,14 @@ pub fn rule_ids(set: &load::PolicySet) -> Vec<&str> {
 pub fn lint(paths: &[PathBuf]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for path in paths {
-        let loaded = match load(path) {
+        let mut loaded = match load(path) {
             Ok(loaded) => loaded,
             Err(problems) => {
                 out.extend(problems);
                 continue;
             }
         };
+        out.append(&mut loaded.problems);
         let (set, diags) = load::load(&loaded.policy_paths());
         if diags.iter().any(|d| d.code.starts_with("io::")) {
             out.push(
