@@ -4,6 +4,8 @@
 //! Doc comments here are user documentation: they become the schema's
 //! descriptions, which editors show on hover.
 
+pub mod prose;
+
 use crate::catalogue;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
@@ -543,6 +545,7 @@ pub fn schema() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<PolicyFile>();
     let mut value = schema.to_value();
+    prose::unwrap_descriptions(&mut value);
     if let Some(obj) = value.as_object_mut() {
         obj.insert(
             "$id".into(),
