@@ -65,10 +65,39 @@ impl Record<'_> {
     }
 }
 
+/// The ids a harness gives an event, so that a record can be found again
+/// in the agent's own transcript. Ids are names, never content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ids<'a> {
+    /// The session (Claude Code, Gemini CLI and Codex `session_id`).
+    pub session: Option<&'a str>,
+    /// The turn (Codex `turn_id`) or prompt (Claude Code `prompt_id`).
+    pub turn: Option<&'a str>,
+    /// The tool call (Claude Code and Codex `tool_use_id`).
+    pub tool_call: Option<&'a str>,
+}
+
 /// Appends one record. Errors are returned for the caller to report; they
 /// must never influence the decision.
 pub fn append(path: &Path, record: &Record<'_>) -> std::io::Result<()> {
-    append_line(path, &line(&record.to_json()))
+    append_with(path, record, Ids::default())
+}
+
+/// Appends one record with the event's ids (each only when present).
+pub fn append_with(path: &Path, record: &Record<'_>, ids: Ids<'_>) -> std::io::Result<()> {
+    let mut json = record.to_json();
+    if let Some(obj) = json.as_object_mut() {
+        for (key, id) in [
+            ("session_id", ids.session),
+            ("turn_id", ids.turn),
+            ("tool_call_id", ids.tool_call),
+        ] {
+            if let Some(id) = id {
+                obj.insert(key.into(), Json::String(id.into()));
+            }
+        }
+    }
+    append_line(path, &line(&json))
 }
 
 /// A record as one log line, newline included.

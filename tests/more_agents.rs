@@ -569,7 +569,18 @@ fn install(agent: &str, home: &Path, cwd: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["install", agent, "--policy", policies.to_str().unwrap()];
     args.extend_from_slice(extra);
     let mut cmd = std::process::Command::new(bin());
-    cmd.args(&args).current_dir(cwd).env("HOME", home);
+    cmd.args(&args)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join(".local/share"));
+    cmd.output().unwrap()
+}
+
+fn uninstall(agent: &str, home: &Path, file: &Path) -> Output {
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["uninstall", agent, "--settings", file.to_str().unwrap()])
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join(".local/share"));
     cmd.output().unwrap()
 }
 
@@ -655,6 +666,41 @@ fn install_writes_the_documented_file_once_and_the_entry_denies() {
     assert!(cursor_file.with_extension("json.bak").exists());
     // A file created by install had nothing to back up.
     assert!(!proj.join(".github/hooks/hook-policy.json.bak").exists());
+
+    // Uninstall takes out exactly what install added.
+    let data = home.join(".local/share/hook-policy");
+    assert!(data.join("policy").exists() && data.join("cursor.policies").exists());
+    let out = uninstall("cursor", &home, &cursor_file);
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&cursor_file).unwrap()).unwrap();
+    assert_eq!(
+        doc,
+        json!({"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}})
+    );
+    assert!(!data.join("cursor.policies").exists());
+    // Files that held only our entries go; the binary stays while an agent uses it.
+    let out = uninstall(
+        "copilot",
+        &home,
+        &proj.join(".github/hooks/hook-policy.json"),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(!proj.join(".github/hooks/hook-policy.json").exists());
+    assert!(data.join("policy").exists());
+    for file in [
+        home.join(".codeium/windsurf/hooks.json"),
+        proj.join(".windsurf/hooks.json"),
+    ] {
+        let out = uninstall("windsurf", &home, &file);
+        assert!(out.status.success(), "{out:?}");
+        assert!(!file.exists(), "{}", file.display());
+    }
+    assert!(!data.join("policy").exists());
+    // A second uninstall finds nothing and changes nothing.
+    let before = std::fs::read(&cursor_file).unwrap();
+    let out = uninstall("cursor", &home, &cursor_file);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read(&cursor_file).unwrap(), before);
 }
 
 #[test]
@@ -698,6 +744,6 @@ fn install_refuses_files_it_cannot_own_and_prints_without_write() {
     assert!(entry["bash"]
         .as_str()
         .unwrap()
-        .contains(" hook copilot --policy "));
+        .contains(" hook copilot --policy-list "));
     assert!(!t.path().join(".github").exists());
 }

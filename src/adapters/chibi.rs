@@ -530,7 +530,12 @@ fn tool_filter_gate(
         .find(|(name, _)| *name == tool)
         .map_or("plugin", |(_, ty)| *ty);
     let recorded = turn.is_some();
-    let gate = tool_call::offered(&mut source, tool, tool_type, turn.unwrap_or_default(), ctx);
+    let gate = tool_call::offered(
+        &mut source,
+        &[(tool.to_string(), tool_type)],
+        turn.unwrap_or_default(),
+        ctx,
+    );
     facts.matched.extend(gate.matched);
     if let Some(note) = gate.note {
         let why = if recorded {

@@ -12,6 +12,7 @@
 //! The protocol itself (what the event looks like, how a deny is said) is
 //! the adapter's: it implements [`Protocol`].
 
+use super::coding_agent::PolicyFrom;
 use super::tool_call::{CallDecision, Harness, PolicySource, Verdict};
 use crate::catalogue::{self, FailureMode};
 use crate::decision_log;
@@ -185,7 +186,7 @@ pub fn project_root(trusted: Option<&str>) -> String {
 /// Runs one hook call: the reply on stdout, notes on stderr, and the
 /// protocol's exit status (also when the deadline answers).
 pub fn run<P: Protocol>(
-    policy: &[PathBuf],
+    policy: &PolicyFrom,
     context_name: &str,
     stdin: &mut dyn Read,
     stdout: &mut dyn Write,
@@ -205,7 +206,11 @@ pub fn run<P: Protocol>(
     );
     let started = std::time::Instant::now();
     let cache = super::coding_agent::cache_dir();
-    let mut source = PolicySource::per_hook(policy.to_vec(), cache.as_deref());
+    // A policy list that cannot be read is a policy that does not load.
+    let mut source = match policy.paths() {
+        Ok(paths) => PolicySource::per_hook(paths, cache.as_deref()),
+        Err(message) => PolicySource::broken(message),
+    };
     watchdog.set_on_error(on_error(&mut source));
     let home = std::env::var("HOME").ok();
     let mut answer = P::answer(&mut source, &input, context_name, home.as_deref());

@@ -11,6 +11,7 @@
 //! another agent is refused untouched: merging into the wrong agent's file
 //! would leave the agent it was meant for unguarded.
 
+use super::agent_settings::Layout;
 use super::tool_call::Harness;
 use serde_json::{json, Map, Value as Json};
 use std::path::{Path, PathBuf};
@@ -60,23 +61,22 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
     })
 }
 
-/// The command an entry runs.
-pub fn command(harness: Harness, exe: &Path, policy: &[PathBuf]) -> String {
-    let mut command = format!(
-        "{} hook {}",
+/// The command an entry runs: the installed copy of the binary with the
+/// policy list file (`agent_settings::Layout`), so the entry stays the same
+/// when the policy changes and never points at a build folder (an agent
+/// lets the call through when the command cannot start).
+pub fn command(harness: Harness, exe: &Path, list: &Path) -> String {
+    format!(
+        "{} hook {} --policy-list {}",
         quote(&exe.display().to_string()),
-        harness.name()
-    );
-    for p in policy {
-        command.push_str(" --policy ");
-        command.push_str(&quote(&p.display().to_string()));
-    }
-    command
+        harness.name(),
+        quote(&list.display().to_string())
+    )
 }
 
 /// The entry document: what a fresh hooks file would hold.
-pub fn entry(harness: Harness, exe: &Path, policy: &[PathBuf]) -> Json {
-    let command = command(harness, exe, policy);
+pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
+    let command = command(harness, exe, list);
     let one = match harness {
         Harness::Cursor => json!({"command": command}),
         // No `powershell` command: the entry's quoting is POSIX shell.
@@ -201,4 +201,72 @@ pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, St
         harness.title(),
         events(harness).join(", ")
     ))
+}
+
+/// Removes what [`install`] added to `file`: our entries, the event lists
+/// left empty by that, and the file itself when nothing else is left in it
+/// (install created it). Everything else stays as it was.
+pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
+    let shown = file.display();
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(format!("{shown} does not exist; nothing to remove"))
+        }
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
+    let mut doc: Json = serde_json::from_str(&text)
+        .map_err(|e| format!("{shown} is not valid JSON ({e}); nothing was changed"))?;
+    let mut removed = 0;
+    if let Some(hooks) = doc.get_mut("hooks").and_then(Json::as_object_mut) {
+        for event in events(harness) {
+            let Some(list) = hooks.get_mut(*event).and_then(Json::as_array_mut) else {
+                continue;
+            };
+            let before = list.len();
+            list.retain(|h| !is_ours(harness, h));
+            removed += before - list.len();
+            if list.is_empty() && before > 0 {
+                hooks.remove(*event);
+            }
+        }
+    }
+    if removed == 0 {
+        return Ok(format!(
+            "{shown} has no hook-policy entry for {}; it was not changed",
+            harness.title()
+        ));
+    }
+    let leftover = doc.as_object().is_some_and(|root| {
+        root.iter().all(|(k, v)| match k.as_str() {
+            "hooks" => v.as_object().is_some_and(Map::is_empty),
+            "version" => true,
+            _ => false,
+        })
+    });
+    let mut lines = Vec::new();
+    if leftover {
+        std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?;
+        lines.push(format!(
+            "removed {shown}, which held only the hook-policy entries"
+        ));
+    } else {
+        let tmp = file.with_extension("json.hook-policy.tmp");
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
+        lines.push(format!("removed the hook-policy entries from {shown}"));
+    }
+    // The list file, and the installed binary once no agent uses it.
+    let layout = Layout::from_env()?;
+    let list = layout.list(harness);
+    if std::fs::remove_file(&list).is_ok() {
+        lines.push(format!("removed {}", list.display()));
+    }
+    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
+    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+        lines.push(format!("removed {}", layout.binary().display()));
+        let _ = std::fs::remove_dir(&layout.dir);
+    }
+    Ok(lines.join("\n"))
 }

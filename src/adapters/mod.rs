@@ -1,4 +1,5 @@
 //! Adapters: one file per harness, each speaking that harness's protocol.
+pub mod agent_settings;
 pub mod chibi;
 pub mod chibi_turn;
 pub mod coding_agent;
@@ -7,5 +8,6 @@ pub mod cursor;
 pub mod hook_command;
 pub mod hook_config;
 pub mod picoclaw;
+pub mod search_walk;
 pub mod tool_call;
 pub mod windsurf;

@@ -4,6 +4,7 @@
 //! merge are `adapters::hook_config`'s.
 
 use super::output::{errln, outln};
+use crate::adapters::agent_settings;
 use crate::adapters::hook_config::{self, Scope};
 use crate::adapters::tool_call::Harness;
 use clap::ValueEnum;
@@ -36,8 +37,24 @@ pub struct HookFileInstall {
 }
 
 pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
-    let (exe, policy) = super::install::install_paths(&args.policy)?;
-    let entry = hook_config::entry(harness, &exe, &policy);
+    // Checks that the policy loads; the entry runs the installed copy.
+    let (_, policy) = super::install::install_paths(&args.policy)?;
+    let layout = agent_settings::Layout::from_env()?;
+    std::fs::create_dir_all(&layout.dir)
+        .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
+    agent_settings::copy_binary(&layout.binary())?;
+    let list = layout.list(harness);
+    let text: String = policy
+        .iter()
+        .map(|p| format!("{}\n", p.display()))
+        .collect();
+    agent_settings::write_replacing(&list, text.as_bytes(), None)?;
+    errln!(
+        "the hook runs {} (a copy of this binary; install again to update it) with the policy paths in {}",
+        layout.binary().display(),
+        list.display()
+    );
+    let entry = hook_config::entry(harness, &layout.binary(), &list);
     let scope = match args.scope {
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,

@@ -16,8 +16,16 @@ use std::path::PathBuf;
 pub struct HookArgs {
     pub agent: Agent,
     /// Policy files or directories.
-    #[arg(long, short, required = true)]
+    #[arg(
+        long,
+        short,
+        required_unless_present = "policy_list",
+        conflicts_with = "policy_list"
+    )]
     pub policy: Vec<PathBuf>,
+    /// A file naming the policy paths, one a line (what `policy install` writes).
+    #[arg(long, value_name = "FILE")]
+    pub policy_list: Option<PathBuf>,
     /// The context name `pre_api_tools` and `pre_api_request` rules see.
     #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
     pub context: String,
@@ -38,18 +46,22 @@ pub enum ServeTarget {
 }
 
 pub fn hook(args: HookArgs) -> ExitStatus {
+    let from = match args.policy_list {
+        Some(list) => coding_agent::PolicyFrom::List(list),
+        None => coding_agent::PolicyFrom::Paths(args.policy),
+    };
     let (stdin, stdout, stderr) = (
         &mut std::io::stdin().lock(),
         &mut std::io::stdout(),
         &mut std::io::stderr(),
     );
-    let (policy, context) = (&args.policy, &args.context);
+    let context = &args.context;
     let code = match args.agent.harness() {
-        Harness::Cursor => hook_command::run::<Cursor>(policy, context, stdin, stdout, stderr),
-        Harness::Copilot => hook_command::run::<Copilot>(policy, context, stdin, stdout, stderr),
+        Harness::Cursor => hook_command::run::<Cursor>(&from, context, stdin, stdout, stderr),
+        Harness::Copilot => hook_command::run::<Copilot>(&from, context, stdin, stdout, stderr),
         // Windsurf reads the exit status: 2 blocks (and maps to status 2).
-        Harness::Windsurf => hook_command::run::<Windsurf>(policy, context, stdin, stdout, stderr),
-        other => coding_agent::run(other, policy, context, stdin, stdout, stderr),
+        Harness::Windsurf => hook_command::run::<Windsurf>(&from, context, stdin, stdout, stderr),
+        other => coding_agent::run(other, &from, context, stdin, stdout, stderr),
     };
     ExitStatus::from_adapter(code)
 }
