@@ -262,7 +262,7 @@ fn stdin_script(program: &str, input: Option<&Input>, launch: &mut Launch) {
 }
 
 /// Paths that are really a stream of someone else's output.
-fn is_stream_path(path: &str) -> bool {
+pub(super) fn is_stream_path(path: &str) -> bool {
     path.starts_with("<(")
         || path == "/dev/stdin"
         || path.starts_with("/dev/fd/")

@@ -155,6 +155,13 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         Source::Stdin => match input {
             Some(Input::Heredoc { body, literal }) => (body.clone(), *literal),
             Some(Input::HereString(word)) => (word.text.clone(), word.literal),
+            Some(Input::File(path)) if super::launchers::is_stream_path(path) => {
+                launch.opaque.push((
+                    OpaqueKind::ShellFromStdin,
+                    format!("`{program}` runs code read from `{path}`"),
+                ));
+                return;
+            }
             // `python < script.py` runs a file, like `python script.py`.
             Some(Input::File(_)) => return,
             None => {
