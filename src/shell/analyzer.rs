@@ -27,6 +27,9 @@ const MAX_NEWLINE_REPAIRS: usize = 16;
 struct Context {
     via: Vec<String>,
     key: Vec<u32>,
+    /// Inside code only known at run time (`bash -c "$X; rm -rf {}"`): its
+    /// words read as written, so no path in it is known.
+    dynamic: bool,
 }
 
 enum Job {
@@ -233,7 +236,11 @@ impl Analyzer {
                 assignments: command.assignments,
                 input: command.input,
                 launched: Launched::default(),
-                context: Context { via, key },
+                context: Context {
+                    via,
+                    key,
+                    dynamic: context.dynamic,
+                },
             });
         }
     }
@@ -322,11 +329,16 @@ impl Analyzer {
         for (index, nested) in launch.nested.into_iter().enumerate() {
             self.queue_nested(nested, &context, index);
         }
-        let targets = if targets::has_targets(&program) {
+        let mut targets = if targets::has_targets(&program) {
             command_targets(&program, arg_words, &launched)
         } else {
             Vec::new()
         };
+        if context.dynamic {
+            for target in &mut targets {
+                target.literal = false;
+            }
+        }
         self.commands.push((
             context.key,
             SimpleCommand {
@@ -359,7 +371,15 @@ impl Analyzer {
         key.push(u32::try_from(index).unwrap_or(u32::MAX));
         let mut via = parent.via.clone();
         via.push(label.clone());
-        let context = Context { via, key };
+        let literal = match &nested {
+            Nested::Script { literal, .. } => *literal,
+            Nested::Argv { .. } => true,
+        };
+        let context = Context {
+            via,
+            key,
+            dynamic: parent.dynamic || !literal,
+        };
         let job = match nested {
             Nested::Script {
                 source, literal, ..

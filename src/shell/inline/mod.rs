@@ -208,6 +208,15 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
             .opaque
             .push((OpaqueKind::DynamicEval, format!("`{label}`: {reason}")));
     }
+    // Code only known at run time: none of its words is known either.
+    let known = |mut words: Vec<Word>| {
+        if !literal {
+            for word in &mut words {
+                word.literal = false;
+            }
+        }
+        words
+    };
     for effect in found.effects {
         launch.nested.push(match effect {
             code::Effect::Shell {
@@ -220,14 +229,14 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
                 literal: literal && code_literal,
             },
             code::Effect::Argv { words, call } => Nested::Argv {
-                words,
+                words: known(words),
                 via: format!("{label}: {call}"),
                 call: None,
                 appended: false,
                 fill: Vec::new(),
             },
             code::Effect::Library { words, call } => Nested::Argv {
-                words,
+                words: known(words),
                 via: label.clone(),
                 call: Some(call),
                 appended: false,
