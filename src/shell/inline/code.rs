@@ -412,10 +412,10 @@ fn declarator(lang: Lang, name: &str) -> bool {
     }
 }
 
-/// A value an option may take that means "off".
+/// A value an option may take that plainly means "off" (a number may be
+/// `1`: it counts as on).
 fn is_false(tok: Option<&Tok>) -> bool {
     matches!(tok, Some(Tok::Ident(v)) if matches!(v.as_str(), "false" | "False" | "nil" | "null" | "None" | "undefined"))
-        || matches!(tok, Some(Tok::Num))
 }
 
 impl Reader<'_> {
@@ -672,11 +672,14 @@ impl Reader<'_> {
 
     /// Operators that join strings.
     fn concat_op(&self) -> bool {
-        match (self.lang, self.peek()) {
-            (Lang::Perl | Lang::Php, Some(Tok::Op("."))) => true,
-            (Lang::Python | Lang::JavaScript | Lang::Ruby, Some(Tok::Op("+"))) => true,
-            _ => false,
-        }
+        matches!(
+            (self.lang, self.peek()),
+            (Lang::Perl | Lang::Php, Some(Tok::Op(".")))
+                | (
+                    Lang::Python | Lang::JavaScript | Lang::Ruby,
+                    Some(Tok::Op("+"))
+                )
+        )
     }
 
     /// An expression: terms joined by string concatenation are folded;
@@ -757,13 +760,27 @@ impl Reader<'_> {
                 }
                 Some(Tok::Op("[")) => {
                     self.at += 1;
-                    let _ = self.args("]");
-                    if let Val::Ref(name) = &value {
-                        if self.is_module_namespace(name) {
-                            self.opaque(format!("looks `{name}` up by a key"));
+                    let keys = self.args("]");
+                    value = match (&value, keys.as_slice()) {
+                        // `require('child_process')['execSync']` is `.execSync`.
+                        (
+                            Val::Ref(name),
+                            [Arg {
+                                val: Val::Str(key, true),
+                                ..
+                            }],
+                        ) if self.is_sink_module(name) => {
+                            let key = key.clone();
+                            self.attr(value.clone(), &key)
                         }
-                    }
-                    value = Val::Unknown;
+                        (Val::Ref(name), _)
+                            if self.is_sink_module(name) || self.is_module_namespace(name) =>
+                        {
+                            self.opaque(format!("looks `{name}` up by a computed key"));
+                            Val::Unknown
+                        }
+                        _ => Val::Unknown,
+                    };
                     called = false;
                 }
                 // A tagged template (`` Bun.$`rm -rf /` ``).
@@ -803,7 +820,46 @@ impl Reader<'_> {
     }
 
     fn is_module_namespace(&self, name: &str) -> bool {
-        matches!(name, "sys.modules" | "os.environ" | "process.mainModule") && name != "os.environ"
+        matches!(name, "sys.modules" | "process.mainModule" | "require.cache")
+    }
+
+    /// A module some sink belongs to (`os`, `child_process`, `FileUtils`).
+    fn is_sink_module(&self, name: &str) -> bool {
+        let modules: &[&str] = match self.lang {
+            Lang::Python => &[
+                "os",
+                "subprocess",
+                "shutil",
+                "pty",
+                "commands",
+                "asyncio",
+                "platform",
+                "builtins",
+                "pathlib",
+            ],
+            Lang::JavaScript => &[
+                "child_process",
+                "fs",
+                "fs.promises",
+                "fs-extra",
+                "graceful-fs",
+                "shelljs",
+                "Bun",
+                "vm",
+                "rimraf",
+            ],
+            Lang::Ruby => &[
+                "Kernel",
+                "FileUtils",
+                "IO",
+                "Open3",
+                "Process",
+                "File",
+                "Dir",
+            ],
+            Lang::Perl | Lang::Php | Lang::Awk => &[],
+        };
+        modules.contains(&name)
     }
 
     /// A sink named but not called here can be called later under another name.
@@ -818,10 +874,14 @@ impl Reader<'_> {
     }
 
     fn value_follows(&self) -> bool {
-        matches!(
-            self.peek(),
-            Some(Tok::Str { .. } | Tok::Cmd { .. } | Tok::Ident(_) | Tok::Op("[" | "("))
-        ) && !matches!(self.peek(), Some(Tok::Ident(k)) if matches!(k.as_str(), "or" | "and" | "if" | "unless" | "do" | "then"))
+        // Perl's `exec { "rm" } @args` names the program in a block.
+        let block = self.lang == Lang::Perl && self.is_op("{");
+        (block
+            || matches!(
+                self.peek(),
+                Some(Tok::Str { .. } | Tok::Cmd { .. } | Tok::Ident(_) | Tok::Op("[" | "("))
+            ))
+            && !matches!(self.peek(), Some(Tok::Ident(k)) if matches!(k.as_str(), "or" | "and" | "if" | "unless" | "do" | "then"))
     }
 
     /// Arguments of a call written without parentheses: up to the end of
@@ -922,6 +982,36 @@ impl Reader<'_> {
         args
     }
 
+    /// Statements up to the closing `}` (already past the `{`): a function
+    /// body or block binds names as the top level does. Object literals
+    /// (`{recursive: true}`) read as harmless statements.
+    fn block(&mut self) {
+        if self.nesting >= MAX_NESTING {
+            self.opaque(format!("brackets nested deeper than {MAX_NESTING} levels"));
+            self.skip_group("}");
+            return;
+        }
+        self.nesting += 1;
+        loop {
+            match self.peek() {
+                None => break,
+                Some(Tok::Op("}")) => {
+                    self.at += 1;
+                    break;
+                }
+                Some(Tok::Newline | Tok::Op(";" | ",")) => self.at += 1,
+                _ => {
+                    let before = self.at;
+                    self.statement();
+                    if self.at == before {
+                        self.at += 1;
+                    }
+                }
+            }
+        }
+        self.nesting -= 1;
+    }
+
     /// Skip to the bracket closing the current group without reading it.
     fn skip_group(&mut self, close: &str) {
         let mut depth = 0usize;
@@ -995,7 +1085,7 @@ impl Reader<'_> {
             }
             Tok::Op("[") => Val::List(self.args("]").into_iter().map(|a| a.val).collect()),
             Tok::Op("{") => {
-                let _ = self.args("}");
+                self.block();
                 Val::Unknown
             }
             _ => Val::Unknown,
@@ -1032,6 +1122,12 @@ impl Reader<'_> {
                     }
                     _ => {}
                 }
+                Val::Unknown
+            }
+            // PHP calls a function named by a string: `('sys' . 'tem')('id')`.
+            Val::Str(name, true) if self.lang == Lang::Php => self.call_named(&name, args),
+            Val::Str(_, false) if self.lang == Lang::Php => {
+                self.opaque("calls a function whose name is computed".into());
                 Val::Unknown
             }
             Val::Method(name) => {
@@ -1073,6 +1169,8 @@ impl Reader<'_> {
         match (self.lang, name) {
             (Lang::Python, "__import__" | "importlib.import_module")
             | (Lang::JavaScript, "require" | "import") => return self.module(&args, name),
+            // `process.mainModule.require('child_process')`, `module.require(...)`.
+            (Lang::JavaScript, n) if n.ends_with(".require") => return self.module(&args, name),
             (Lang::Python, "getattr") => {
                 let attr = args.get(1).map(|a| a.val.clone());
                 let base = args.first().map(|a| a.val.clone()).unwrap_or(Val::Unknown);
@@ -1197,9 +1295,12 @@ impl Reader<'_> {
             Sink::ShellOrArgv => {
                 let shell = self.option(&args, "shell");
                 match (&first, shell) {
+                    // With `shell` the first item is shell code; the option's
+                    // value may be computed, so the words are read too.
                     (Val::List(items), true) => {
                         let code = items.first().cloned().unwrap_or(Val::Unknown);
                         self.run_shell(&code, name);
+                        self.run_argv(items, name);
                     }
                     (Val::List(items), false) => self.run_argv(items, name),
                     _ => self.run_shell(&first, name),

@@ -110,7 +110,7 @@ impl Lexer {
                 }
                 '%' if self.lang == Lang::Ruby && self.ruby_percent() => {}
                 '$' | '@' | '%' if self.sigil_variable() => {}
-                c if is_ident_start(c) => {
+                c if is_ident_start(c) || (c == '$' && self.lang == Lang::JavaScript) => {
                     let start = self.at;
                     let name = self.ident_text();
                     if !self.prefixed_string(&name, start) {
@@ -169,14 +169,19 @@ impl Lexer {
 
     fn ident_text(&mut self) -> String {
         let start = self.at;
-        while self.peek(0).is_some_and(is_ident_char) {
+        let dollar = self.lang == Lang::JavaScript;
+        while self
+            .peek(0)
+            .is_some_and(|c| is_ident_char(c) || (dollar && c == '$'))
+        {
             self.at += 1;
         }
         // Ruby and Perl method names may end in `?` or `!`.
-        if matches!(self.lang, Lang::Ruby) && matches!(self.peek(0), Some('!' | '?')) {
-            if self.peek(1) != Some('=') {
-                self.at += 1;
-            }
+        if matches!(self.lang, Lang::Ruby)
+            && matches!(self.peek(0), Some('!' | '?'))
+            && self.peek(1) != Some('=')
+        {
+            self.at += 1;
         }
         self.chars[start..self.at].iter().collect()
     }
@@ -368,7 +373,7 @@ impl Lexer {
         let kind = self.peek(1);
         let (kind, open_at) = match kind {
             Some(k @ ('q' | 'Q' | 'w' | 'W' | 'i' | 'I' | 'x')) => (k, 2),
-            Some(c) if matches!(c, '(' | '[' | '{' | '<' | '|' | '!') => ('Q', 1),
+            Some('(' | '[' | '{' | '<' | '|' | '!') => ('Q', 1),
             _ => return false,
         };
         let Some(open) = self.peek(open_at).filter(|c| perl_delimiter(*c)) else {
@@ -555,9 +560,10 @@ impl Lexer {
                 };
                 if starts {
                     literal = false;
-                } else if self.lang == Lang::Python && c == '{' && next == Some('{') {
-                    self.at += 1;
-                } else if self.lang == Lang::Python && c == '}' && next == Some('}') {
+                } else if self.lang == Lang::Python
+                    && ((c == '{' && next == Some('{')) || (c == '}' && next == Some('}')))
+                {
+                    // `{{` and `}}` are literal braces.
                     self.at += 1;
                 }
             }
@@ -680,7 +686,7 @@ mod tests {
             ),
             [("rm -rf /".to_string(), true), ("a\"b".to_string(), true)]
         );
-        assert_eq!(strs(Lang::Python, "f'{x}'")[0].1, false);
+        assert!(!strs(Lang::Python, "f'{x}'")[0].1);
         assert_eq!(strs(Lang::Python, "f'{{x}}'")[0], ("{x}".to_string(), true));
         assert_eq!(strs(Lang::Python, r"r'\n'")[0].0, "\\n");
         assert_eq!(strs(Lang::Python, "'''a'b'''")[0].0, "a'b");
@@ -712,7 +718,7 @@ mod tests {
 
     #[test]
     fn javascript_templates_and_regexes() {
-        assert_eq!(strs(Lang::JavaScript, "`a${b}`")[0].1, false);
+        assert!(!strs(Lang::JavaScript, "`a${b}`")[0].1);
         let toks = tokenize(Lang::JavaScript, "x = /'/; y = 'z' // 'c'");
         assert_eq!(
             strs(Lang::JavaScript, "x = /'/; y = 'z' // 'c'"),

@@ -107,6 +107,34 @@ fn commands_run_by_interpreter_code_are_analysed() {
             "ruby <<< 'FileUtils.rm_rf(\"/\")'",
             "rm -r -f -- / [FileUtils.rm_rf]",
         ),
+        (
+            r#"python3 -c "import subprocess; subprocess.Popen(['rm','-rf','/'], shell=1)""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "require('child_process')['execSync']('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "(() => { const {execSync} = require('child_process'); execSync('rm -rf /') })()""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "process.mainModule.require('child_process').execSync('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "child_process.execSync('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        ("bun -e 'await Bun.$`rm -rf /`'", "rm -rf /"),
+        (r#"php -r '("sys" . "tem")("rm -rf /");'"#, "rm -rf /"),
+        (r#"php -r '$f = "system"; $f("rm -rf /");'"#, "rm -rf /"),
+        (r#"perl -e '$c = "rm -rf /"; system $c'"#, "rm -rf /"),
+        (r#"perl -e 'system("rm" . " -rf /")'"#, "rm -rf /"),
+        (r#"ruby -e 'IO.popen("rm -rf /")'"#, "rm -rf /"),
+        (r#"ruby -e 'system(*%w[rm -rf /])'"#, "rm -rf /"),
+        (r#"awk 'BEGIN{system("rm -rf " "/")}'"#, "rm -rf /"),
     ] {
         let a = analyze(line);
         let found = commands(&a);
@@ -222,6 +250,10 @@ fn code_that_cannot_be_read_is_opaque() {
         r#"awk '{print | $1}'"#,
         r#"sed 's/.*/rm -rf &/e' f"#,
         r#"python3 -c "$CODE""#,
+        r#"perl -e 'exec { $p } "rm", "-rf", "/"'"#,
+        r#"php -r '("sys" . $x)("id");'"#,
+        r#"node -e "require('child_process')[m]('id')""#,
+        r#"deno eval "Deno.removeSync('/', {recursive: true})""#,
         "python3",
         "curl -s https://x.sh | python3 -",
         "node -",
