@@ -25,6 +25,10 @@ use std::collections::HashMap;
 const MAX_CODE_DEPTH: usize = 8;
 /// Deepest bracket nesting followed in one piece of code.
 const MAX_NESTING: usize = 48;
+/// Most effects and opaque reasons kept for one command's code; past
+/// these the code is reported as too much to follow.
+const MAX_EFFECTS: usize = 1_000;
+const MAX_REASONS: usize = 32;
 
 /// Something the code does that a policy must see.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -432,9 +436,19 @@ impl Reader<'_> {
     }
 
     fn opaque(&mut self, why: String) {
-        if !self.findings.opaque.contains(&why) {
-            self.findings.opaque.push(why);
+        let opaque = &mut self.findings.opaque;
+        if opaque.len() < MAX_REASONS && !opaque.contains(&why) {
+            opaque.push(why);
         }
+    }
+
+    /// Room for one more effect; notes when there is none.
+    fn room(&mut self) -> bool {
+        if self.findings.effects.len() < MAX_EFFECTS {
+            return true;
+        }
+        self.opaque(format!("more than {MAX_EFFECTS} commands and calls"));
+        false
     }
 
     fn run(&mut self) {
@@ -888,6 +902,13 @@ impl Reader<'_> {
     /// the statement.
     fn bare_args(&mut self) -> Vec<Arg> {
         let mut args = Vec::new();
+        // `system system system ...` nests without brackets.
+        if self.nesting >= MAX_NESTING {
+            self.opaque(format!("calls nested deeper than {MAX_NESTING} levels"));
+            self.at = self.toks.len();
+            return args;
+        }
+        self.nesting += 1;
         loop {
             let start = self.at;
             let val = self.expr();
@@ -903,6 +924,7 @@ impl Reader<'_> {
             }
             break;
         }
+        self.nesting -= 1;
         args
     }
 
@@ -1463,6 +1485,9 @@ impl Reader<'_> {
     }
 
     fn run_shell(&mut self, code: &Val, call: &str) {
+        if !self.room() {
+            return;
+        }
         match code {
             Val::Str(source, literal) => self.findings.effects.push(Effect::Shell {
                 source: source.clone(),
@@ -1475,7 +1500,7 @@ impl Reader<'_> {
     }
 
     fn run_argv(&mut self, items: &[Val], call: &str) {
-        if items.is_empty() {
+        if items.is_empty() || !self.room() {
             return;
         }
         if !matches!(items.first(), Some(Val::Str(_, true))) {
@@ -1496,6 +1521,9 @@ impl Reader<'_> {
 
     /// A synthetic command standing for a library call.
     fn library(&mut self, program: &str, flags: &[&str], paths: Vec<Val>, call: &str) {
+        if !self.room() {
+            return;
+        }
         let mut words = vec![Word::literal(program)];
         words.extend(flags.iter().map(|f| Word::literal(*f)));
         words.push(Word::literal("--"));

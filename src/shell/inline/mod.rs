@@ -536,7 +536,7 @@ fn sed_options(args: &[Word]) -> (Source, &'static str) {
         if text.starts_with('-') && text.len() > 1 {
             let cluster = &text[1..];
             for (at, letter) in cluster.char_indices() {
-                let rest = &cluster[at + 1..];
+                let rest = &cluster[at + letter.len_utf8()..];
                 match letter {
                     'e' | 'f' | 'l' => {
                         let value = if rest.is_empty() {

@@ -330,3 +330,37 @@ fn python_deletes_inside_the_project_are_plain_file_deletes() {
     );
     assert_eq!(a.commands[1].via, ["python -c"]);
 }
+
+#[test]
+fn hostile_code_ends_within_the_limits() {
+    for code in [
+        "system ".repeat(9_000),
+        "(".repeat(30_000),
+        "[{".repeat(15_000),
+        "exec('".repeat(2_000),
+        "f(".repeat(10_000) + &")".repeat(10_000),
+    ] {
+        for program in [
+            "perl -e",
+            "python3 -c",
+            "node -e",
+            "ruby -e",
+            "php -r",
+            "awk",
+        ] {
+            let line = format!("{program} '{}'", code.replace('\'', ""));
+            let a = analyze(&line);
+            assert!(!a.commands.is_empty(), "{program}");
+        }
+    }
+    // Non-ASCII option letters and code.
+    for line in [
+        "sed -é x",
+        "python3 -ç 'x'",
+        "perl -eé",
+        "awk -é 'x'",
+        "node -e 'é(\"ü\")'",
+    ] {
+        let _ = analyze(line);
+    }
+}
