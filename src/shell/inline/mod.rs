@@ -17,6 +17,7 @@
 mod code;
 mod lexer;
 mod sed;
+mod sinks;
 
 pub use lexer::Lang;
 
