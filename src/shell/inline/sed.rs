@@ -142,12 +142,20 @@ fn skip_delimited(chars: &[char], mut i: usize, delimiter: char) -> usize {
             _ => i += 1,
         }
     }
-    i
+    // A backslash at the very end stepped past it.
+    i.min(chars.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::analyze;
+
+    #[test]
+    fn a_trailing_backslash_ends_the_script() {
+        for script in ["s/a\\", "s\\", "/x\\", "\\%a\\", "y/a/\\"] {
+            let _ = analyze(script);
+        }
+    }
 
     #[test]
     fn e_command_and_e_flag() {
