@@ -467,7 +467,8 @@ fn parallel(args: &[Word], launch: &mut Launch) {
     // a shell; a word holding blanks (`bash -c 'rm -rf {}'`) is also read
     // as one word, as a reader of the line would take it. Both are analysed.
     let mut readings = vec![true];
-    if command.iter().any(|w| w.text.contains([' ', '\t', '\n'])) {
+    let blank = |w: &Word| w.text.contains([' ', '\t', '\n']);
+    if !blank(&command[0]) && command[1..].iter().any(blank) {
         readings.push(false);
     }
     let values: Vec<Option<&Word>> = match &inputs {
@@ -1178,6 +1179,12 @@ mod tests {
         let launch = inspect("parallel", &words, None);
         assert_eq!(scripts(&launch), [("parallel", "bash -c rm -rf /")]);
         assert_eq!(argvs(&launch)[0].1, ["bash", "-c", "rm -rf /"]);
+        // A whole command line in one word is only read as a line.
+        let mut words = vec![Word::literal("gzip -9 {}")];
+        words.extend(args("::: a.log"));
+        let launch = inspect("parallel", &words, None);
+        assert_eq!(scripts(&launch), [("parallel", "gzip -9 a.log")]);
+        assert!(argvs(&launch).is_empty());
         let launch = inspect("parallel", &args("cp {} {.}.bak ::: 'a b'"), None);
         assert!(matches!(
             &launch.nested[0],
