@@ -121,6 +121,9 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "at" | "batch" => at_job(program, args, input, &mut launch),
         "screen" => screen(args, &mut launch),
         "tmux" => tmux(args, &mut launch),
+        "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pnpm" | "yarn"
+        | "conda" | "mamba" | "micromamba" => tool_runner(program, args, &mut launch),
+        "npx" | "bunx" | "pnpx" => package_runner(program, args, &mut launch),
         _ => super::inline::inspect(program, args, input, &mut launch),
     }
     launch
@@ -635,6 +638,69 @@ fn shell_quote(text: &str) -> String {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Project tool runners run the command after their subcommand in the
+/// project's environment: `uv run python -c ...`, `poetry run pytest`,
+/// `bundle exec rake`, `pnpm exec tsc`, `conda run -n env python x.py`.
+fn tool_runner(program: &str, args: &[Word], launch: &mut Launch) {
+    let subcommand = args.first().map(|w| w.text.as_str());
+    let runs = match program {
+        "bundle" => subcommand == Some("exec"),
+        "pnpm" | "yarn" => matches!(subcommand, Some("exec" | "dlx")),
+        _ => subcommand == Some("run"),
+    };
+    if !runs {
+        return;
+    }
+    let rest = &args[1..];
+    let start = 1 + first_operand(
+        rest,
+        "pnC",
+        &[
+            "with",
+            "with-requirements",
+            "with-editable",
+            "python",
+            "project",
+            "directory",
+            "package",
+            "extra",
+            "group",
+            "env-file",
+            "index",
+            "index-url",
+            "name",
+            "prefix",
+            "cwd",
+            "env",
+            "filter",
+            "dir",
+        ],
+    );
+    if start < args.len() {
+        launch.argv(
+            args,
+            start..args.len(),
+            format!("{program} {}", args[0].text),
+        );
+    }
+}
+
+/// `npx [options] command args...`; `npx -c 'code'` runs code in a shell.
+fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
+    if let Some(code) = option_value(args, 'c', &["call"]) {
+        launch.nested.push(Nested::Script {
+            source: code.text.clone(),
+            via: format!("{program} -c"),
+            literal: code.literal,
+        });
+        return;
+    }
+    let start = first_operand(args, "p", &["package", "node-options"]);
+    if start < args.len() {
+        launch.argv(args, start..args.len(), program);
     }
 }
 
