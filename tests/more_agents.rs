@@ -747,3 +747,35 @@ fn install_refuses_files_it_cannot_own_and_prints_without_write() {
         .contains(" hook copilot --policy-list "));
     assert!(!t.path().join(".github").exists());
 }
+
+#[test]
+fn eval_answers_as_policy_hook_does() {
+    let policies = repo().join("policies");
+    let p = policies.to_str().unwrap();
+    let cases = [
+        (
+            "cursor",
+            cursor("beforeShellExecution", json!({"command": "rm -rf ~"})),
+        ),
+        ("copilot", copilot("bash", json!({"command": "rm -rf ~"}))),
+        (
+            "windsurf",
+            windsurf("pre_run_command", json!({"command_line": "rm -rf ~"})),
+        ),
+    ];
+    for (agent, event) in cases {
+        let bytes = event.to_string();
+        let hooked = hook(agent, &policies, bytes.as_bytes(), &[]);
+        let evaled = run(
+            &bin(),
+            &["eval", "--harness", agent, "--policy", p],
+            &[("HOME", "/home/user"), ("HOOK_POLICY_CACHE", "off")],
+            bytes.as_bytes(),
+        );
+        assert_eq!(evaled.stdout, hooked.stdout, "{agent}");
+        assert_eq!(stderr(&evaled), stderr(&hooked), "{agent}");
+        // eval's own statuses: a Windsurf block is 1 (problems found).
+        let want = if agent == "windsurf" { 1 } else { 0 };
+        assert_eq!(evaled.status.code(), Some(want), "{agent}: {evaled:?}");
+    }
+}

@@ -54,6 +54,13 @@ pub enum AskingHarness {
     Codex,
     /// `policy serve picoclaw`: the payload is one JSON-RPC request line.
     Picoclaw,
+    /// `policy hook cursor`: the payload is Cursor's hook event.
+    Cursor,
+    /// `policy hook copilot`: the payload is Copilot CLI's preToolUse event.
+    Copilot,
+    /// `policy hook windsurf`: the payload is Windsurf's hook event; the
+    /// reason of a block is on stderr, and the exit status is 1.
+    Windsurf,
 }
 
 impl AskingHarness {
@@ -64,6 +71,9 @@ impl AskingHarness {
             AskingHarness::ClaudeCode => Some(Harness::ClaudeCode),
             AskingHarness::Gemini => Some(Harness::Gemini),
             AskingHarness::Codex => Some(Harness::Codex),
+            AskingHarness::Cursor => Some(Harness::Cursor),
+            AskingHarness::Copilot => Some(Harness::Copilot),
+            AskingHarness::Windsurf => Some(Harness::Windsurf),
         }
     }
 }

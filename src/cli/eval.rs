@@ -192,6 +192,12 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 /// answers it: the policy loaded per hook, without the cache or the
 /// decision log (a question from the command line is not a decision).
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
+    if matches!(
+        agent,
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf
+    ) {
+        return hook_file_agent_event(agent, args, bytes, explain_only);
+    }
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
     let home = std::env::var("HOME").ok();
     let input = Ok(bytes);
@@ -223,6 +229,59 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
         ExitStatus::CouldNotRun
     } else {
         ExitStatus::Success
+    }
+}
+
+/// A Cursor, Copilot CLI or Windsurf event, answered by the adapter
+/// `policy hook AGENT` runs: stdout as the agent would read it, stderr, and
+/// for Windsurf the exit status it would see (2 denies).
+fn hook_file_agent_event(
+    agent: Harness,
+    args: &EvalArgs,
+    bytes: Vec<u8>,
+    explain_only: bool,
+) -> ExitStatus {
+    use crate::adapters::hook_command::Protocol;
+    use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    let mut source = PolicySource::per_hook(args.policy.clone(), None);
+    let home = std::env::var("HOME").ok();
+    let input = Ok(bytes);
+    let context = args
+        .context
+        .as_deref()
+        .unwrap_or(coding_agent::DEFAULT_CONTEXT);
+    let a = match agent {
+        Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
+        _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
+    };
+    let explanation = format!(
+        "{}: decision {}; rules matched: {}; exit status {}\n  reply: {}\n",
+        agent.name(),
+        a.kind,
+        if a.matched.is_empty() {
+            "none".to_string()
+        } else {
+            a.matched.join(", ")
+        },
+        a.exit,
+        a.stdout.trim_end()
+    );
+    if explain_only {
+        out!("{explanation}");
+    } else {
+        if args.explain {
+            err!("{explanation}");
+        }
+        for line in &a.stderr {
+            errln!("{line}");
+        }
+        out!("{}", a.stdout);
+    }
+    match (a.kind, a.exit) {
+        ("error", _) => ExitStatus::CouldNotRun,
+        (_, 2) => ExitStatus::Problems,
+        _ => ExitStatus::Success,
     }
 }
 
