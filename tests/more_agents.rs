@@ -779,3 +779,60 @@ fn eval_answers_as_policy_hook_does() {
         assert_eq!(evaled.status.code(), Some(want), "{agent}: {evaled:?}");
     }
 }
+
+#[test]
+fn the_decision_log_names_the_agents_event_and_ids() {
+    let t = TempDir::new("more-agents-log");
+    let log = t.path().join("decisions.jsonl");
+    let log_s = log.to_str().unwrap();
+    let policies = repo().join("policies");
+    let cases = [
+        (
+            "cursor",
+            cursor("beforeShellExecution", json!({"command": "rm -rf ~"})),
+            "cursor.beforeShellExecution",
+            Some("conv-123"),
+            Some("gen-456"),
+        ),
+        (
+            "copilot",
+            copilot("bash", json!({"command": "rm -rf ~"})),
+            "copilot.preToolUse",
+            None,
+            None,
+        ),
+        (
+            "windsurf",
+            windsurf("pre_run_command", json!({"command_line": "rm -rf ~"})),
+            "windsurf.pre_run_command",
+            Some("traj-1"),
+            Some("exec-1"),
+        ),
+    ];
+    for (agent, event, _, _, _) in &cases {
+        hook(
+            agent,
+            &policies,
+            event.to_string().as_bytes(),
+            &[("HOOK_POLICY_LOG", log_s)],
+        );
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    for (line, (agent, _, hook_name, session, turn)) in lines.iter().zip(&cases) {
+        assert_eq!(line["harness"], *agent, "{line}");
+        assert_eq!(line["hook"], *hook_name, "{line}");
+        assert_eq!(line["decision"], "deny", "{line}");
+        assert_eq!(line["rule"], "no-recursive-force-delete", "{line}");
+        assert_eq!(line["session_id"].as_str(), *session, "{line}");
+        assert_eq!(line["turn_id"].as_str(), *turn, "{line}");
+        assert!(
+            !line.to_string().contains("rm -rf ~"),
+            "payloads are never written: {line}"
+        );
+    }
+}

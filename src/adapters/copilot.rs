@@ -112,4 +112,17 @@ impl Protocol for Copilot {
             ..Said::default()
         }
     }
+
+    /// camelCase events carry no name: they are preToolUse.
+    fn event_name(event: &Json) -> Option<&str> {
+        event
+            .get("hook_event_name")
+            .and_then(Json::as_str)
+            .or(Some("preToolUse"))
+    }
+
+    fn ids(event: &Json) -> [Option<&str>; 3] {
+        let id = |k: &str| event.get(k).and_then(Json::as_str);
+        [id("sessionId").or(id("session_id")), None, None]
+    }
 }

@@ -146,6 +146,15 @@ impl Protocol for Cursor {
             ..Said::default()
         }
     }
+
+    fn event_name(event: &Json) -> Option<&str> {
+        event.get("hook_event_name").and_then(Json::as_str)
+    }
+
+    fn ids(event: &Json) -> [Option<&str>; 3] {
+        let id = |k: &str| event.get(k).and_then(Json::as_str);
+        [id("conversation_id"), id("generation_id"), None]
+    }
 }
 
 /// An MCP tool keeps its name, unless the name is one of the actions this

@@ -34,6 +34,10 @@ pub struct Answer {
     pub kind: &'static str,
     pub matched: Vec<String>,
     pub rule: Option<String>,
+    /// The deciding rule's reason as written, for the decision log.
+    pub reason_template: Option<String>,
+    /// What went wrong, for the decision log.
+    pub error: Option<String>,
 }
 
 /// One agent's hook protocol.
@@ -55,6 +59,13 @@ pub trait Protocol {
     /// not there (never an explicit allow, which would override the user's
     /// own permission settings).
     fn nothing() -> Said;
+
+    /// The event's name for the decision log's `hook` (after `AGENT.`).
+    fn event_name(event: &Json) -> Option<&str>;
+
+    /// The ids the event carries, for finding a record in the agent's own
+    /// history: session, turn, tool call.
+    fn ids(event: &Json) -> [Option<&str>; 3];
 }
 
 /// A reply in an agent's words: stdout, a first stderr line, exit status.
@@ -75,6 +86,8 @@ impl Said {
             kind,
             matched: Vec::new(),
             rule: None,
+            reason_template: None,
+            error: None,
         }
     }
 }
@@ -108,6 +121,8 @@ pub fn render<P: Protocol>(d: CallDecision) -> Answer {
         Some(r) => (P::deny(r), "deny"),
     };
     Answer {
+        error: (d.failed || !d.notes.is_empty()).then(|| d.notes.join("; ")),
+        reason_template: d.reason_template,
         matched: d.matched,
         rule: d.rule,
         ..said.answer(stderr, if d.failed { "error" } else { kind })
@@ -127,7 +142,10 @@ pub fn failure<P: Protocol>(on_error: Option<OnError>, message: &str) -> Answer 
             "hook-policy could not decide, so it denies (fail closed): {message}"
         ))
     };
-    said.answer(vec![note], "error")
+    Answer {
+        error: Some(message.to_string()),
+        ..said.answer(vec![note], "error")
+    }
 }
 
 /// The policy's `on_error`, as far as it is known.
@@ -245,18 +263,34 @@ fn log_call<P: Protocol>(
     else {
         return;
     };
+    let payload = input.as_deref().unwrap_or(&[]);
+    let event: Option<Json> = serde_json::from_slice(payload).ok();
+    // Names and ids are copied from the event only when short and plain.
+    let plain = |s: &&str| s.len() <= 200;
+    let name = event
+        .as_ref()
+        .and_then(P::event_name)
+        .filter(|n| n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .unwrap_or("unknown");
+    let hook = format!("{}.{name}", P::HARNESS.name());
+    let [session, turn, tool_call] = event.as_ref().map_or([None; 3], P::ids);
+    let ids = decision_log::Ids {
+        session: session.filter(plain),
+        turn: turn.filter(plain),
+        tool_call: tool_call.filter(plain),
+    };
     let record = decision_log::Record {
         harness: P::HARNESS.name(),
-        hook: "tool_call",
+        hook: &hook,
         decision: answer.kind,
         matched: &answer.matched,
         rule: answer.rule.as_deref(),
-        reason_template: None,
-        error: None,
-        payload: input.as_deref().unwrap_or(&[]),
+        reason_template: answer.reason_template.as_deref(),
+        error: answer.error.as_deref(),
+        payload,
         micros: started.elapsed().as_micros(),
     };
-    if let Err(e) = decision_log::append(&path, &record) {
+    if let Err(e) = decision_log::append_with(&path, &record, ids) {
         answer.stderr.push(format!(
             "hook-policy: cannot write the decision log {}: {e}",
             path.display()

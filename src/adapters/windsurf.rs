@@ -126,4 +126,13 @@ impl Protocol for Windsurf {
     fn nothing() -> Said {
         Said::default()
     }
+
+    fn event_name(event: &Json) -> Option<&str> {
+        event.get("agent_action_name").and_then(Json::as_str)
+    }
+
+    fn ids(event: &Json) -> [Option<&str>; 3] {
+        let id = |k: &str| event.get(k).and_then(Json::as_str);
+        [id("trajectory_id"), id("execution_id"), None]
+    }
 }
