@@ -74,6 +74,11 @@ pub enum TestHarness {
     ClaudeCode,
     Gemini,
     Codex,
+    Cursor,
+    Copilot,
+    /// Windsurf answers by exit status: the reply is `{}` when it would
+    /// exit 0, else `{"exit_status": 2, "reason": ...}` (the stderr line).
+    Windsurf,
 }
 
 impl TestHarness {
@@ -84,6 +89,9 @@ impl TestHarness {
             TestHarness::ClaudeCode => Some(Harness::ClaudeCode),
             TestHarness::Gemini => Some(Harness::Gemini),
             TestHarness::Codex => Some(Harness::Codex),
+            TestHarness::Cursor => Some(Harness::Cursor),
+            TestHarness::Copilot => Some(Harness::Copilot),
+            TestHarness::Windsurf => Some(Harness::Windsurf),
         }
     }
 }
@@ -291,6 +299,33 @@ fn run_case(
     // Tests are reproducible: a fixed home, whoever runs them.
     let home = "/home/user";
     let (reply, matched, run_error) = match case.harness.and_then(TestHarness::agent) {
+        Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf)) => {
+            use crate::adapters::hook_command::Protocol;
+            use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+            let mut source = PolicySource::compiled(prepared.clone());
+            let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
+            let root = case.project_root.as_deref().unwrap_or("/project");
+            let context = coding_agent::DEFAULT_CONTEXT;
+            let a = match agent {
+                Harness::Cursor => {
+                    Cursor::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                Harness::Copilot => {
+                    Copilot::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                _ => Windsurf::answer_in(&mut source, &event, context, Some(home), Some(root)),
+            };
+            let json = match (agent, a.exit) {
+                (Harness::Windsurf, 0) => serde_json::json!({}),
+                (Harness::Windsurf, code) => serde_json::json!({
+                    "exit_status": code,
+                    "reason": a.stderr.first().cloned().unwrap_or_default(),
+                }),
+                _ => serde_json::from_str(a.stdout.trim()).unwrap_or(Json::Null),
+            };
+            let error = (a.kind == "error").then(|| a.stderr.join("; "));
+            (json, a.matched, error)
+        }
         Some(agent) => {
             // The agent's own adapter, on the compiled policy: what `policy
             // hook AGENT` would answer to this event.

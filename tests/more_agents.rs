@@ -836,3 +836,46 @@ fn the_decision_log_names_the_agents_event_and_ids() {
         );
     }
 }
+
+#[test]
+fn policy_test_cases_can_be_these_agents_events() {
+    let t = TempDir::new("more-agents-policy-test");
+    t.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-rm\n    hook: pre_shell_exec\n    when: command.startsWith('rm -rf')\n    deny: no rm\n",
+    );
+    t.write(
+        "p.test.yaml",
+        r#"tests:
+  - name: windsurf rm
+    harness: windsurf
+    payload: {agent_action_name: pre_run_command, tool_info: {command_line: "rm -rf /"}}
+    expect:
+      reply: {exit_status: 2, reason: "no rm [hook-policy rule: no-rm]"}
+  - name: cursor rm
+    harness: cursor
+    payload: {hook_event_name: beforeShellExecution, workspace_roots: ["/p"], command: "rm -rf /"}
+    expect:
+      reply: {permission: deny, user_message: "no rm [hook-policy rule: no-rm]", agent_message: "no rm [hook-policy rule: no-rm]"}
+  - name: copilot ls
+    harness: copilot
+    payload: {cwd: /p, toolName: bash, toolArgs: '{"command":"ls"}'}
+    expect:
+      reply: {}
+      not_matched: [no-rm]
+  - name: a wrong expectation fails
+    harness: windsurf
+    payload: {agent_action_name: pre_run_command, tool_info: {command_line: "ls"}}
+    expect:
+      reply: {exit_status: 2, reason: "no rm [hook-policy rule: no-rm]"}
+"#,
+    );
+    let out = run(&bin(), &["test", t.path().to_str().unwrap()], &[], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("3 passed; 1 failed"), "{text}");
+    assert!(
+        text.contains("a wrong expectation fails ... FAILED"),
+        "{text}"
+    );
+}

@@ -276,18 +276,15 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
             let Some(event) = hook_event(harness, &hook, &payload, &root) else {
                 continue;
             };
-            // Windsurf's root is the hook's directory or this variable; this
-            // test function is the only one in the binary that sets it.
-            std::env::set_var("HOOK_POLICY_PROJECT_ROOT", &root);
+            // Windsurf's root is the hook's working directory: the case's root.
             let mut source = PolicySource::compiled(prepared.clone());
             let input = Ok(event.to_string().into_bytes());
-            let home = Some("/home/user");
+            let (home, root) = (Some("/home/user"), Some(root.as_str()));
             let a = match harness {
-                Harness::Cursor => Cursor::answer(&mut source, &input, "coding", home),
-                Harness::Copilot => Copilot::answer(&mut source, &input, "coding", home),
-                _ => Windsurf::answer(&mut source, &input, "coding", home),
+                Harness::Cursor => Cursor::answer_in(&mut source, &input, "coding", home, root),
+                Harness::Copilot => Copilot::answer_in(&mut source, &input, "coding", home, root),
+                _ => Windsurf::answer_in(&mut source, &input, "coding", home, root),
             };
-            std::env::remove_var("HOOK_POLICY_PROJECT_ROOT");
             let denies = answer_denies(harness, &a);
             compared += 1;
             if denies != chibi_denies {

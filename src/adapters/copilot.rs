@@ -45,11 +45,12 @@ pub struct Copilot;
 impl Protocol for Copilot {
     const HARNESS: Harness = Harness::Copilot;
 
-    fn answer(
+    fn answer_in(
         source: &mut PolicySource,
         input: &Result<Vec<u8>, String>,
         context_name: &str,
         home: Option<&str>,
+        fallback_root: Option<&str>,
     ) -> Answer {
         let event = match hook_command::parse::<Copilot>(source, input) {
             Ok(e) => e,
@@ -79,7 +80,7 @@ impl Protocol for Copilot {
             "toolName": tool,
             "toolArgs": args,
         });
-        let root = hook_command::project_root(cwd);
+        let root = hook_command::project_root(cwd, fallback_root);
         let ctx = DecideContext {
             harness: Harness::Copilot.name(),
             project_root: &root,

@@ -53,11 +53,12 @@ pub const EVENTS: [&str; 3] = [SHELL, MCP, READ];
 impl Protocol for Cursor {
     const HARNESS: Harness = Harness::Cursor;
 
-    fn answer(
+    fn answer_in(
         source: &mut PolicySource,
         input: &Result<Vec<u8>, String>,
         context_name: &str,
         home: Option<&str>,
+        fallback_root: Option<&str>,
     ) -> Answer {
         let event = match hook_command::parse::<Cursor>(source, input) {
             Ok(e) => e,
@@ -103,7 +104,7 @@ impl Protocol for Cursor {
             .and_then(Json::as_array)
             .and_then(|r| r.first())
             .and_then(Json::as_str);
-        let root = hook_command::project_root(root);
+        let root = hook_command::project_root(root, fallback_root);
         let ctx = DecideContext {
             harness: Harness::Cursor.name(),
             project_root: &root,

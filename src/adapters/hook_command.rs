@@ -44,12 +44,25 @@ pub struct Answer {
 pub trait Protocol {
     const HARNESS: Harness;
 
-    /// Decides one event (`Err`: stdin could not be read).
+    /// Decides one event (`Err`: stdin could not be read), as `policy hook`
+    /// does.
     fn answer(
         source: &mut PolicySource,
         input: &Result<Vec<u8>, String>,
         context_name: &str,
         home: Option<&str>,
+    ) -> Answer {
+        Self::answer_in(source, input, context_name, home, None)
+    }
+
+    /// [`Protocol::answer`], with the project root to use where the hook
+    /// process's working directory would be (`policy test` cases give one).
+    fn answer_in(
+        source: &mut PolicySource,
+        input: &Result<Vec<u8>, String>,
+        context_name: &str,
+        home: Option<&str>,
+        fallback_root: Option<&str>,
     ) -> Answer;
 
     /// How the agent is told "no": the reply for a deny with this reason.
@@ -186,13 +199,14 @@ pub fn object_or_json_text(value: Option<&Json>, what: &str) -> Result<Json, Str
 }
 
 /// The project root: `HOOK_POLICY_PROJECT_ROOT` when set, else what the
-/// adapter read from a source the model cannot steer, else the hook
-/// process's working directory (the agent starts it).
-pub fn project_root(trusted: Option<&str>) -> String {
+/// adapter read from a source the model cannot steer, else `fallback`,
+/// else the hook process's working directory (the agent starts it).
+pub fn project_root(trusted: Option<&str>, fallback: Option<&str>) -> String {
     std::env::var("HOOK_POLICY_PROJECT_ROOT")
         .ok()
         .filter(|v| !v.is_empty())
         .or_else(|| trusted.filter(|t| !t.is_empty()).map(str::to_string))
+        .or_else(|| fallback.map(str::to_string))
         .or_else(|| {
             std::env::current_dir()
                 .ok()

@@ -50,11 +50,12 @@ pub const EVENTS: [&str; 4] = [
 impl Protocol for Windsurf {
     const HARNESS: Harness = Harness::Windsurf;
 
-    fn answer(
+    fn answer_in(
         source: &mut PolicySource,
         input: &Result<Vec<u8>, String>,
         context_name: &str,
         home: Option<&str>,
+        fallback_root: Option<&str>,
     ) -> Answer {
         let event = match hook_command::parse::<Windsurf>(source, input) {
             Ok(e) => e,
@@ -96,7 +97,7 @@ impl Protocol for Windsurf {
             Ok(c) => c,
             Err(e) => return hook_command::failure::<Windsurf>(hook_command::on_error(source), &e),
         };
-        let root = hook_command::project_root(None);
+        let root = hook_command::project_root(None, fallback_root);
         let ctx = DecideContext {
             harness: Harness::Windsurf.name(),
             project_root: &root,
