@@ -833,7 +833,16 @@ fn a_test_case_can_ask_a_coding_agent() {
 #[test]
 fn init_scaffolds_a_policy_that_checks_and_tests_clean_for_each_harness() {
     let dir = TempDir::new("init");
-    for harness in ["chibi", "claude-code", "gemini", "codex", "picoclaw"] {
+    for harness in [
+        "chibi",
+        "claude-code",
+        "gemini",
+        "codex",
+        "picoclaw",
+        "cursor",
+        "copilot",
+        "windsurf",
+    ] {
         let target = dir.path().join(harness).display().to_string();
         let out = policy(&["init", &target, "--harness", harness], b"");
         assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));

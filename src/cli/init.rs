@@ -27,6 +27,9 @@ pub enum InitHarness {
     Gemini,
     Codex,
     Picoclaw,
+    Cursor,
+    Copilot,
+    Windsurf,
 }
 
 /// Where the schemas go, relative to the policy directory.
@@ -115,6 +118,51 @@ const CODEX_TESTS: &str =
     expect: { matched: [no-env-files], reply_includes: { hookSpecificOutput: { permissionDecision: deny } } }
 ";
 
+/// Test cases in Cursor's hook events (cursor.com/docs/agent/hooks).
+const CURSOR_TESTS: &str = "  - name: rm -rf is denied
+    harness: cursor
+    payload: { hook_event_name: beforeShellExecution, conversation_id: c, generation_id: g, workspace_roots: [/project], command: sudo rm -fr build, cwd: /project }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { permission: deny } }
+  - name: ls passes
+    harness: cursor
+    payload: { hook_event_name: beforeShellExecution, conversation_id: c, generation_id: g, workspace_roots: [/project], command: ls -la, cwd: /project }
+    expect: { reply: {} }
+  - name: reading .env is denied
+    harness: cursor
+    payload: { hook_event_name: beforeReadFile, conversation_id: c, generation_id: g, workspace_roots: [/project], file_path: /project/.env, content: TOKEN=x }
+    expect: { matched: [no-env-files], reply: { permission: deny } }
+";
+
+/// Test cases in Copilot CLI's preToolUse events (`toolArgs` is JSON text).
+const COPILOT_TESTS: &str = "  - name: rm -rf is denied
+    harness: copilot
+    payload: { timestamp: 1704614600000, cwd: /project, toolName: bash, toolArgs: '{\"command\":\"sudo rm -fr build\"}' }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { permissionDecision: deny } }
+  - name: ls passes
+    harness: copilot
+    payload: { timestamp: 1704614600000, cwd: /project, toolName: bash, toolArgs: '{\"command\":\"ls -la\"}' }
+    expect: { reply: {} }
+  - name: reading .env is denied
+    harness: copilot
+    payload: { timestamp: 1704614600000, cwd: /project, toolName: view, toolArgs: '{\"path\":\"/project/.env\"}' }
+    expect: { matched: [no-env-files], reply_includes: { permissionDecision: deny } }
+";
+
+/// Test cases in Windsurf's hook events; a block is exit status 2.
+const WINDSURF_TESTS: &str = "  - name: rm -rf is denied
+    harness: windsurf
+    payload: { agent_action_name: pre_run_command, trajectory_id: t, execution_id: e, tool_info: { command_line: sudo rm -fr build, cwd: /project } }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { exit_status: 2 } }
+  - name: ls passes
+    harness: windsurf
+    payload: { agent_action_name: pre_run_command, trajectory_id: t, execution_id: e, tool_info: { command_line: ls -la, cwd: /project } }
+    expect: { reply: {} }
+  - name: writing .env is denied
+    harness: windsurf
+    payload: { agent_action_name: pre_write_code, trajectory_id: t, execution_id: e, tool_info: { file_path: /project/.env, edits: [{ old_string: '', new_string: TOKEN=x }] } }
+    expect: { matched: [no-env-files], reply_includes: { exit_status: 2 } }
+";
+
 pub fn run(args: InitArgs) -> ExitStatus {
     let dir = &args.dir;
     let tests = match args.harness {
@@ -122,6 +170,9 @@ pub fn run(args: InitArgs) -> ExitStatus {
         InitHarness::ClaudeCode => CLAUDE_CODE_TESTS,
         InitHarness::Gemini => GEMINI_TESTS,
         InitHarness::Codex => CODEX_TESTS,
+        InitHarness::Cursor => CURSOR_TESTS,
+        InitHarness::Copilot => COPILOT_TESTS,
+        InitHarness::Windsurf => WINDSURF_TESTS,
     };
     let files: [(PathBuf, String); 4] = [
         (dir.join("policy.yaml"), POLICY.to_string()),
@@ -166,6 +217,13 @@ pub fn run(args: InitArgs) -> ExitStatus {
             format!("policy install codex --policy {d} --settings ~/.codex/hooks.json")
         }
         InitHarness::Picoclaw => format!("policy install picoclaw --policy {d}"),
+        InitHarness::Cursor => format!("policy install cursor --policy {d} --write --scope user"),
+        InitHarness::Copilot => {
+            format!("policy install copilot --policy {d} --write (in the repository)")
+        }
+        InitHarness::Windsurf => {
+            format!("policy install windsurf --policy {d} --write --scope user")
+        }
     };
     outln!("  {install}");
     ExitStatus::Success
