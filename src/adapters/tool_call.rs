@@ -173,11 +173,16 @@ pub fn permission_checks(
         }
         Fetch { url } => out.push(fetch(first_str(args, url).unwrap_or(""))),
         Search { path, include } => {
+            use super::search_walk as walk;
             let dir = first_str(args, path).unwrap_or(".");
-            let globs = string_list(args, include);
             let base = call_dir.unwrap_or(root);
-            let files =
-                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?;
+            // Each tool's own file selection (search_walk's module docs).
+            let selection = match harness {
+                ClaudeCode => walk::claude_grep(args),
+                Gemini => walk::gemini_grep(args, base),
+                _ => walk::everything(string_list(args, include)),
+            };
+            let files = walk::files_searched(dir, &selection, base).map_err(|e| e.to_string())?;
             for (i, file) in files.iter().enumerate() {
                 // The directory itself was named; the files below were not.
                 out.push(if i == 0 { read(file) } else { searched(file) });
@@ -193,9 +198,14 @@ pub fn permission_checks(
                 out.push(read(p));
             }
             if !globs.is_empty() {
+                use super::search_walk as walk;
                 let base = call_dir.unwrap_or(root);
-                let files = super::search_walk::files_searched(".", &globs, base)
-                    .map_err(|e| e.to_string())?;
+                let selection = match harness {
+                    Gemini => walk::gemini_read_many(args, globs, base),
+                    _ => walk::everything(globs),
+                };
+                let files =
+                    walk::files_searched(".", &selection, base).map_err(|e| e.to_string())?;
                 for file in files.iter().skip(1) {
                     out.push(searched(file));
                 }
@@ -838,6 +848,16 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
     }
 }
 
+/// Which files a harness's content search reads, for `docs/adapters.md`
+/// (the rules themselves: `search_walk`'s module docs).
+fn search_selection(h: Harness, include: String) -> String {
+    match h {
+        ClaudeCode => format!("ripgrep with `--hidden` and `--glob '!.git'` (and the other VCS directories): hidden files included; `.gitignore` (in a git repository), `.ignore`, `.rgignore` honoured; {include} as `--glob` (which also reads ignored files it names) and `type` as `--type`"),
+        Gemini => format!("ripgrep, or without it `git grep --untracked` / `grep -r`, so hidden files included; `.gitignore` honoured in a git repository unless `no_ignore` is true or a Gemini settings file sets `respectGitIgnore`; `node_modules .git bower_components .svn .hg` skipped unless `no_ignore`; {include} as `--glob`"),
+        _ => format!("every file but `.git`, that {include} admits (all without one)"),
+    }
+}
+
 /// Renders [`TOOL_MAP`] as Markdown; committed as `docs/adapters.md`.
 pub fn markdown() -> String {
     use std::fmt::Write;
@@ -909,11 +929,11 @@ pub fn markdown() -> String {
                 ),
                 Search { path, include } => (
                     "pre_file_read, per file",
-                    format!("the directory {} (default `.`) and every file below it that {} admits (all without one), `.git` skipped; more than {} entries: denied", keys(path), keys(include), super::search_walk::MAX_ENTRIES),
+                    format!("the directory {} (default `.`) and every file below it that the tool reads: {}; more than {} entries left after the ignore rules: denied", keys(path), search_selection(h, keys(include)), super::search_walk::MAX_ENTRIES),
                 ),
                 ReadMany { list } => (
                     "pre_file_read, per file",
-                    format!("each path of {}; each glob there, every file below the directory it admits (as a search)", keys(list)),
+                    format!("each path of {}; each glob there, every file below the directory it admits (case ignored), hidden files included, `.gitignore` honoured in a git repository unless `file_filtering_options.respect_git_ignore` is false, `node_modules .git bower_components .svn .hg` skipped unless `useDefaultExcludes` is false", keys(list)),
                 ),
                 Watch { command } => (
                     "pre_shell_exec, pre_fetch_url",
