@@ -830,12 +830,14 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
             "Project root: `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both. Directories added with `--add-dir` are not sent to hooks, so paths in them count as outside the project.",
             "`ask` asks the user, and a rewrite is sent as `ask` with `updatedInput`, never `allow`. Under `claude -p` there is no user to ask: Claude Code refuses an asked call, rewritten ones included.",
             "Events carry `prompt_id` and `effort` (catalogued on `claude_code.PreToolUse`); WebFetch and Monitor are deferred tools that the model first loads with ToolSearch; `Task` is now `Agent`.",
+            "`Grep` runs ripgrep with `--hidden`, `--glob '!.git'` (and `.svn .hg .bzr .jj .sl`), `--type` for `type` and one `--glob` per word of `glob` (GrepTool.ts); no `--no-ignore`, no `-L`. Its check therefore reads hidden files (a `.env` too) but skips what `.gitignore` (inside a git repository), `.ignore` or `.rgignore` leaves out, so `node_modules/` and `target/` do not count against the search bound.",
         ],
         Gemini => &[
             "Read from Gemini CLI 0.61 (`gemini -p --yolo`, real runs) and its source.",
             "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some). Install warns when `hooksConfig` switches hooks, or `hook-policy`, off.",
             "Project root: `GEMINI_PROJECT_DIR` (Gemini sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
             "`ask`: Gemini 0.61 has `decision: ask`, but it hung a headless `--yolo` run until killed, so an ask is answered with a deny.",
+            "`grep_search` runs ripgrep (ripGrep.ts, while `tools.useRipgrep` is on and ripgrep is found): no `--hidden`, `--glob` for `include_pattern`, `--no-ignore` for `no_ignore`, else `--glob '!**/node_modules/**'` and other excludes. Without ripgrep it runs `git grep --untracked` in a git repository, else `grep -r` (grep.ts), which read hidden files; the hook cannot tell which runs, so its check reads hidden files and honours only `.gitignore`. Not checked: a file that is tracked by git yet named in `.gitignore`, which only `git grep` reads (the hook does not run git).",
             "BeforeModel: Gemini takes `model` and, from `llm_request.config`, temperature, maxOutputTokens, topP and topK, unsetting any of the four a reply leaves out; the reply therefore carries the incoming config with the rules' keys changed. Other request keys (stop sequences, ...) are dropped by Gemini; `policy check` warns about them (`lint::request-key-ignored`).",
         ],
         Codex => &[
