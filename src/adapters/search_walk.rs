@@ -32,11 +32,13 @@
 //!   `git grep --untracked` in a git repository, else `grep -r`: both read
 //!   hidden files, neither reads `.ignore`. The hook cannot tell which one
 //!   runs, so it takes what both would read: hidden files, only the git
-//!   ignore files, and only the excluded directories every strategy skips
-//!   (`node_modules .git bower_components .svn .hg`). `git grep` also reads
-//!   a tracked file that `.gitignore` names; telling needs the git index,
-//!   and a hook does not run git: that one case is not checked (it needs
-//!   ripgrep missing or switched off and a committed, then ignored, file).
+//!   ignore files, and leaves out only the directories that ripgrep and
+//!   `grep -r` both skip (`node_modules .git bower_components .svn .hg`).
+//!   Two cases need ripgrep missing or switched off and are not checked,
+//!   because telling needs the git index and a hook does not run git:
+//!   `git grep` reads a tracked file that `.gitignore` names, and an
+//!   untracked `node_modules/` (or the other four) that `.gitignore` does
+//!   not name.
 //!   Gemini's `context.fileFiltering.respectGitIgnore: false` adds
 //!   `--no-ignore-vcs`: a settings file that mentions the key at all makes
 //!   the walk ignore `.gitignore` too.
