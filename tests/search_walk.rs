@@ -139,6 +139,32 @@ fn a_whole_project_search_reads_what_ripgrep_reads() {
         assert!(r.contains(named), "{agent} {input}: {r}");
     }
 
+    // read_many_files: its globs skip node_modules/ and honour .gitignore,
+    // unless the call turns both off; its patterns ignore case.
+    let many = |input: Value| search("gemini", "read_many_files", input, p, h);
+    let (d, r) = many(json!({"include": ["**/*.js", "**/*.ENV"]}));
+    assert_eq!(d, "none", "{r}");
+    let (d, r) = many(json!({"include": ["**/*.ENV"],
+                             "file_filtering_options": {"respect_git_ignore": false}}));
+    assert_eq!(d, "deny", "{r}");
+    assert!(r.contains(".env"), "{r}");
+    // Without the default excludes either, all of node_modules/ is globbed.
+    let (d, r) = many(json!({"include": ["**/*.ENV"], "useDefaultExcludes": false,
+                             "file_filtering_options": {"respect_git_ignore": false}}));
+    assert_eq!(d, "deny", "{r}");
+    assert!(r.contains("more than 20000"), "{r}");
+
+    // A Gemini settings file that sets respectGitIgnore makes grep_search
+    // read gitignored files (`rg --no-ignore-vcs`).
+    project.write(
+        ".gemini/settings.json",
+        r#"{"context": {"fileFiltering": {"respectGitIgnore": false}}}"#,
+    );
+    let (d, r) = search("gemini", "grep_search", json!({"pattern": "foo"}), p, h);
+    assert_eq!(d, "deny", "{r}");
+    assert!(r.contains(".env"), "{r}");
+    std::fs::remove_dir_all(p.join(".gemini")).unwrap();
+
     // A search of the home directory or of / stays denied.
     home.write(".ssh/id_rsa", "key");
     for dir in ["~", "~/.ssh", h.to_str().unwrap(), "/"] {
