@@ -345,6 +345,16 @@ pub fn files_searched(dir: &str, sel: &Selection, cwd: &str) -> Result<Vec<Strin
         // Unreadable directories and link loops: nothing to read there.
         let Ok(entry) = entry else { continue };
         if entry.depth() == 0 {
+            // The path the call named: already checked as given; a link
+            // is also checked where it leads (a linked directory's files
+            // below, as they are walked).
+            if std::fs::symlink_metadata(&root).is_ok_and(|m| m.file_type().is_symlink()) {
+                if root.is_dir() {
+                    linked.push(root.clone());
+                } else if let Ok(real) = std::fs::canonicalize(&root) {
+                    out.push(real.display().to_string());
+                }
+            }
             continue;
         }
         visited += 1;
@@ -473,6 +483,18 @@ mod tests {
         assert!(all.contains(&format!("{root}/keys/id_rsa")), "{all:?}");
         assert!(all.contains(&format!("{root}/notes.txt")), "{all:?}");
         assert!(all.contains(&format!("{out}/id_rsa")), "{all:?}");
+        // Named directly, a link is checked as what it points to.
+        let named = files_searched("notes.txt", &claude_grep(&json!({})), &root).unwrap();
+        assert_eq!(named, ["notes.txt".to_string(), format!("{out}/id_rsa")]);
+        let named = files_searched("keys", &claude_grep(&json!({})), &root).unwrap();
+        assert_eq!(
+            named,
+            [
+                "keys".to_string(),
+                format!("{out}/id_rsa"),
+                format!("{root}/keys/id_rsa")
+            ]
+        );
         let _ = std::fs::remove_dir_all(&outside);
         let _ = std::fs::remove_dir_all(&dir);
     }
