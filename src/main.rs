@@ -158,6 +158,10 @@ enum ServeTarget {
         /// request's meta.AgentID, else `default`).
         #[arg(long)]
         context: Option<String>,
+        /// PicoClaw's workspace, the project root rules see (default: the
+        /// one PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
     },
 }
 
@@ -196,6 +200,10 @@ enum InstallTarget {
         /// Policy files or directories.
         #[arg(long, short, required = true)]
         policy: Vec<PathBuf>,
+        /// PicoClaw's workspace, the project root (default: the one
+        /// PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
     },
     /// Print, or merge into --settings, Claude Code's PreToolUse hook entry.
     ClaudeCode(AgentInstall),
@@ -306,13 +314,19 @@ fn run() -> ExitCode {
             ExitCode::from(code as u8)
         }
         Command::Serve {
-            harness: ServeTarget::Picoclaw { policy, context },
+            harness:
+                ServeTarget::Picoclaw {
+                    policy,
+                    context,
+                    workspace,
+                },
         } => {
             let code = picoclaw::serve(
                 &policy,
                 context.as_deref(),
+                workspace.as_deref(),
                 &mut std::io::stdin().lock(),
-                &mut std::io::stdout().lock(),
+                Box::new(std::io::stdout()),
             );
             ExitCode::from(code as u8)
         }
@@ -334,12 +348,13 @@ fn run() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Install {
-            harness: InstallTarget::Picoclaw { policy },
+            harness: InstallTarget::Picoclaw { policy, workspace },
         } => match install_paths(&policy) {
             Ok((exe, policy)) => {
+                let ws = picoclaw::workspace::resolve(workspace.as_deref());
                 outln!(
                     "{}",
-                    serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy))
+                    serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy, &ws))
                         .unwrap_or_default()
                 );
                 errln!("Add this under PicoClaw's configuration; it intercepts before_llm, before_tool and approve_tool.");

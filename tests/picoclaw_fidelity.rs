@@ -8,7 +8,6 @@ mod picoclaw_client;
 use common::{repo, TempDir};
 use picoclaw_client::{Approval, BeforeLlm, BeforeTool, CallError, HookConfig, ProcessHook};
 use serde_json::{json, Value};
-use std::time::Duration;
 
 const MIB: usize = 1024 * 1024;
 

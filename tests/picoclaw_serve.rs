@@ -282,9 +282,14 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "public internet",
     );
     assert_continue(&s.before_tool("web_fetch", json!({"url": "https://example.com/"})));
-    // tools.yaml: file tools are offered only in the coding and readonly contexts.
+    // tools.yaml: chibi's context rules leave PicoClaw's agents their file
+    // tools; the readonly context still cannot write.
+    assert_continue(&s.before_tool("read_file", json!({"path": "README.md"})));
     assert_denied(
-        &s.before_tool("read_file", json!({"path": "README.md"})),
+        &s.call(
+            "hook.before_tool",
+            json!({"tool": "write_file", "arguments": {"path": "a.md", "content": "x"}, "meta": {"AgentID": "readonly"}}),
+        ),
         "not offered",
     );
     let coding = s.call(
@@ -526,52 +531,46 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
 }
 
 #[test]
-fn a_line_over_one_mib_is_refused_and_the_next_request_answered() {
+fn long_lines_are_decided_and_lines_over_the_limit_answered_by_their_head() {
+    // PicoClaw writes lines of any size; 1 MiB is only what it reads.
     const MIB: usize = 1024 * 1024;
     let mut s = shipped();
-    // A real request, padded past the limit inside a string.
     let pad = "x".repeat(MIB + 100);
-    let mut line = json!({"jsonrpc": "2.0", "id": 40, "method": "hook.before_tool",
-        "params": {"tool": "exec", "arguments": {"command": "ls", "pad": pad}}})
-    .to_string();
-    assert!(line.len() > MIB + 100);
-    line.push('\n');
-    s.send_raw(line.as_bytes());
-    let reply = s.recv();
-    assert_eq!(reply["error"]["code"], -32600, "{reply}");
-    assert_eq!(reply["id"], Value::Null, "{reply}");
-    assert!(
-        reply["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("1048576"),
-        "{reply}"
-    );
-    // The next line is served normally.
     let reply = s.call_with_id(
-        json!(41),
-        "hook.before_tool",
-        json!({"tool": "exec", "arguments": {"command": "sudo rm -fr /"}}),
-    );
-    assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
-
-    // Exactly 1 MiB + 100 bytes of garbage, then a request in the same write.
-    let mut bytes = vec![b'y'; MIB + 100];
-    bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"hook.hello\"}\n");
-    s.send_raw(&bytes);
-    assert_eq!(s.recv()["error"]["code"], -32600);
-    let reply = s.recv();
-    assert_eq!(reply["id"], 42, "{reply}");
-    assert!(reply["result"].is_object(), "{reply}");
-
-    // A line just under the limit is parsed as usual.
-    let pad = "z".repeat(MIB - 200);
-    let reply = s.call_with_id(
-        json!(43),
+        json!(40),
         "hook.before_tool",
         json!({"tool": "exec", "arguments": {"command": "ls", "pad": pad}}),
     );
     assert_eq!(reply["result"]["action"], "continue", "{reply}");
+
+    // Over the 32 MiB payload limit: the id and method are read from the
+    // head of the line, and the call gets its failure reply.
+    let pad = "x".repeat(32 * MIB + 100);
+    let mut line = json!({"jsonrpc": "2.0", "id": 41, "method": "hook.before_tool",
+        "params": {"tool": "exec", "arguments": {"command": "ls", "pad": pad}}})
+    .to_string();
+    line.push('\n');
+    s.send_raw(line.as_bytes());
+    let reply = s.recv();
+    assert_eq!(reply["id"], 41, "{reply}");
+    assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
+    assert!(
+        reply["result"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("33554432"),
+        "{reply}"
+    );
+
+    // Garbage over the limit has no id to answer; the next request in the
+    // same write is served normally.
+    let mut bytes = vec![b'y'; 32 * MIB + 100];
+    bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"hook.hello\"}\n");
+    s.send_raw(&bytes);
+    let reply = s.recv();
+    assert_eq!(reply["id"], 42, "{reply}");
+    assert!(reply["result"].is_object(), "{reply}");
+    assert!(s.stderr().contains("cannot be answered"), "{}", s.stderr());
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
