@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+pub mod tools;
+
 /// The type of a payload value, as far as a policy author needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Ty {

@@ -1,0 +1,131 @@
+//! `policy install HARNESS`: make a harness call us. Each harness's wiring
+//! (chibi's plugin directory, PicoClaw's config entry, the coding agents'
+//! settings) is its adapter's business; this module resolves paths and
+//! refuses a policy that does not load, since an installed broken policy
+//! would deny every guarded call.
+
+use super::output::{errln, outln};
+use super::ExitStatus;
+use crate::adapters::tool_call::Harness;
+use crate::adapters::{chibi, coding_agent, picoclaw};
+use crate::engine::{self, Prepared};
+use clap::Subcommand;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand)]
+pub enum InstallTarget {
+    /// Install as a chibi plugin in <home>/plugins/hook-policy/.
+    Chibi {
+        /// chibi home directory (default: $CHIBI_HOME, else ~/.chibi).
+        #[arg(long)]
+        home: Option<PathBuf>,
+        /// Policy files or directories.
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+    },
+    /// Print the `hooks.processes` entry for PicoClaw's configuration.
+    Picoclaw {
+        /// Policy files or directories.
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+        /// PicoClaw's workspace, the project root (default: the one
+        /// PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+    },
+    /// Print, or merge into --settings, Claude Code's PreToolUse hook entry.
+    ClaudeCode(AgentInstall),
+    /// Print, or merge into --settings, Gemini CLI's BeforeTool/BeforeModel hook entries.
+    Gemini(AgentInstall),
+    /// Print, or merge into --settings (hooks.json), Codex's PreToolUse hook entry.
+    Codex(AgentInstall),
+}
+
+#[derive(clap::Args)]
+pub struct AgentInstall {
+    /// Policy files or directories.
+    #[arg(long, short, required = true)]
+    pub policy: Vec<PathBuf>,
+    /// Settings file to merge the entry into (for example ~/.claude/settings.json,
+    /// ~/.gemini/settings.json, ~/.codex/hooks.json). Without it the entry is printed.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+}
+
+pub fn run(target: InstallTarget) -> ExitStatus {
+    let result = match target {
+        InstallTarget::Chibi { home, policy } => chibi_plugin(home, &policy),
+        InstallTarget::Picoclaw { policy, workspace } => {
+            picoclaw_entry(&policy, workspace.as_deref())
+        }
+        InstallTarget::ClaudeCode(a) => agent_settings(Harness::ClaudeCode, a),
+        InstallTarget::Gemini(a) => agent_settings(Harness::Gemini, a),
+        InstallTarget::Codex(a) => agent_settings(Harness::Codex, a),
+    };
+    match result {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            errln!("error: {e}");
+            ExitStatus::CouldNotRun
+        }
+    }
+}
+
+fn chibi_plugin(home: Option<PathBuf>, policy: &[PathBuf]) -> Result<(), String> {
+    let home = home
+        .or_else(|| std::env::var_os("CHIBI_HOME").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".chibi")))
+        .ok_or("no chibi home: pass --home DIR")?;
+    let msg = chibi::install(&home, policy)?;
+    outln!("{msg}");
+    Ok(())
+}
+
+fn picoclaw_entry(policy: &[PathBuf], workspace: Option<&Path>) -> Result<(), String> {
+    let (exe, policy) = install_paths(policy)?;
+    let workspace = picoclaw::workspace::resolve(workspace);
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy, &workspace))
+            .unwrap_or_default()
+    );
+    errln!("Add this under PicoClaw's configuration; it intercepts before_llm, before_tool and approve_tool.");
+    Ok(())
+}
+
+fn agent_settings(harness: Harness, args: AgentInstall) -> Result<(), String> {
+    let (exe, policy) = install_paths(&args.policy)?;
+    let entry = coding_agent::settings_entry(harness, &exe, &policy);
+    match args.settings {
+        None => outln!(
+            "{}",
+            serde_json::to_string_pretty(&entry).unwrap_or_default()
+        ),
+        Some(settings) => {
+            let msg = coding_agent::merge_settings(harness, &settings, &entry)?;
+            outln!("{msg}");
+        }
+    }
+    Ok(())
+}
+
+/// The absolute paths an installed hook runs with; refuses a policy that
+/// does not load (the agent would deny every guarded call).
+fn install_paths(policy: &[PathBuf]) -> Result<(PathBuf, Vec<PathBuf>), String> {
+    let mut absolute = Vec::new();
+    for p in policy {
+        absolute.push(
+            std::fs::canonicalize(p)
+                .map_err(|e| format!("cannot find policy {}: {e}", p.display()))?,
+        );
+    }
+    if let Prepared::Broken { message, .. } = engine::prepare(&absolute, None) {
+        return Err(format!(
+            "the policy does not load, fix it first (`policy check`): {message}"
+        ));
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("cannot locate the policy binary: {e}"))?;
+    Ok((exe, absolute))
+}

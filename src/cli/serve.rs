@@ -1,0 +1,69 @@
+//! The commands a harness runs: `policy hook AGENT` (one coding-agent event
+//! per process) and `policy serve picoclaw` (a long-running stdio server).
+//! Both hand the streams to their adapter, which owns the protocol.
+
+use super::args::Agent;
+use super::ExitStatus;
+use crate::adapters::{coding_agent, picoclaw};
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct HookArgs {
+    pub agent: Agent,
+    /// Policy files or directories.
+    #[arg(long, short, required = true)]
+    pub policy: Vec<PathBuf>,
+    /// The context name `pre_api_tools` and `pre_api_request` rules see.
+    #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
+    pub context: String,
+}
+
+#[derive(Subcommand)]
+pub enum ServeTarget {
+    /// PicoClaw process hook: JSON-RPC 2.0, one message per line.
+    Picoclaw {
+        /// Policy files or directories (watched; valid edits apply at once).
+        #[arg(long, short, required = true)]
+        policy: Vec<PathBuf>,
+        /// The context name tool-filter and request rules see (default: the
+        /// request's meta.AgentID, else `default`).
+        #[arg(long)]
+        context: Option<String>,
+        /// PicoClaw's workspace, the project root rules see (default: the
+        /// one PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+    },
+}
+
+pub fn hook(args: HookArgs) -> ExitStatus {
+    let code = coding_agent::run(
+        args.agent.harness(),
+        &args.policy,
+        &args.context,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
+    ExitStatus::from_adapter(code)
+}
+
+pub fn serve(target: ServeTarget) -> ExitStatus {
+    match target {
+        ServeTarget::Picoclaw {
+            policy,
+            context,
+            workspace,
+        } => {
+            let code = picoclaw::serve(
+                &policy,
+                context.as_deref(),
+                workspace.as_deref(),
+                &mut std::io::stdin().lock(),
+                Box::new(std::io::stdout()),
+            );
+            ExitStatus::from_adapter(code)
+        }
+    }
+}
