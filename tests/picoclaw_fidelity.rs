@@ -520,3 +520,98 @@ fn go_escaping_and_every_mode_round_trip() {
     let _ = CallError::Timeout;
     assert!(hook.close());
 }
+
+// --- 5. tools that were not mapped ----------------------------------------------
+
+#[test]
+fn typing_into_a_background_shell_is_shell_input() {
+    // exec action write sends `data` to a session's stdin; send-keys sends
+    // named keys (pkg/tools/shell.go). Both are commands to the shell.
+    let hook = mount(shipped());
+    let exec = |args: Value| hook.before_tool(tool_call("main", "exec", args)).0;
+    // (A bare `bash` is refused by the shipped policy: a shell reading
+    // input it cannot see. A watcher is not.)
+    assert_denied(
+        &exec(json!({"action": "run", "command": "bash", "background": "true"})),
+        "cannot be known",
+    );
+    assert_runs(&exec(
+        json!({"action": "run", "command": "make watch", "background": "true"}),
+    ));
+    assert_denied(
+        &exec(json!({"action": "write", "sessionId": "s1", "data": "rm -rf /\n"})),
+        "rm -rf",
+    );
+    // Line editing is replayed: `ls`, two Left presses, then the rest.
+    assert_denied(
+        &exec(
+            json!({"action": "write", "sessionId": "s1", "data": "ls\u{1b}[D\u{1b}[Drm -rf / #\r"}),
+        ),
+        "rm -rf",
+    );
+    // History recall types what we cannot see: refused as unknowable.
+    assert_denied(
+        &exec(json!({"action": "send-keys", "sessionId": "s1", "keys": "up,enter"})),
+        "cannot be known",
+    );
+    assert_runs(&exec(
+        json!({"action": "write", "sessionId": "s1", "data": "ls -la\n"}),
+    ));
+    assert_runs(&exec(
+        json!({"action": "send-keys", "sessionId": "s1", "keys": "ctrl-c"}),
+    ));
+    assert_runs(&exec(json!({"action": "poll", "sessionId": "s1"})));
+    let (a, _) = hook.approve_tool(tool_call(
+        "main",
+        "exec",
+        json!({"action": "write", "sessionId": "s1", "data": "sudo rm -fr ~\n"}),
+    ));
+    assert!(matches!(a, Approval::Denied(_)), "{a:?}");
+    assert!(hook.close());
+}
+
+#[test]
+fn send_file_load_image_cron_and_mcp_tools_are_guarded() {
+    let hook = mount(shipped());
+    let call = |tool: &str, args: Value| hook.before_tool(tool_call("main", tool, args)).0;
+    // send_file hands a file to the chat, load_image reads one: file reads.
+    assert_denied(&call("send_file", json!({"path": ".env"})), ".env");
+    assert_denied(
+        &call("load_image", json!({"path": "~/.ssh/id_rsa"})),
+        "keys",
+    );
+    assert_runs(&call("send_file", json!({"path": "report.pdf"})));
+    // cron schedules a shell command.
+    assert_denied(
+        &call(
+            "cron",
+            json!({"action": "add", "message": "tidy", "command": "rm -rf ~", "every_seconds": 60}),
+        ),
+        "rm -rf",
+    );
+    assert_runs(&call("cron", json!({"action": "list"})));
+    // MCP tools are mcp_<server>_<tool>: their command and url arguments
+    // are still judged.
+    assert_denied(
+        &call("mcp_box_run", json!({"command": "rm -rf /"})),
+        "rm -rf",
+    );
+    assert!(hook.close());
+
+    // ...and tool filters see them as plugins, like other harnesses' MCP tools.
+    let dir = TempDir::new("pico-mcp");
+    let policy = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-plugins\n    hook: pre_api_tools\n    tools: { exclude: ['type:plugin'] }\n",
+    );
+    let hook = mount(HookConfig::serve(&policy));
+    let (o, _) = hook.before_tool(tool_call(
+        "main",
+        "mcp_github_create_issue",
+        json!({"title": "x"}),
+    ));
+    assert_denied(&o, "not offered");
+    let (o, _) = hook.before_tool(tool_call("main", "read_file", json!({"path": "a"})));
+    assert_runs(&o);
+    assert!(hook.close());
+}

@@ -3,3 +3,4 @@ pub mod chibi;
 pub mod coding_agent;
 pub mod picoclaw;
 pub mod tool_call;
+pub mod typed_input;
