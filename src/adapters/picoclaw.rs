@@ -401,8 +401,9 @@ impl pool::Server<Request, Answer> for Decider {
         )
     }
 
+    /// Logs, then replies: a decision PicoClaw heard of is in the log, and
+    /// log lines follow the order of the replies.
     fn send(&self, answer: Answer) {
-        self.write(&answer.line);
         if let (Some(l), Some(path)) = (answer.log, log_path(&self.live)) {
             let record = decision_log::Record {
                 harness: Harness::PicoClaw.name(),
@@ -422,6 +423,7 @@ impl pool::Server<Request, Answer> for Decider {
                 );
             }
         }
+        self.write(&answer.line);
     }
 }
 

@@ -63,6 +63,8 @@ struct State<R> {
     active: usize,
     /// Worker threads alive, written off or not.
     threads: usize,
+    /// Requests submitted whose answer has not been sent yet.
+    unsent: usize,
     closing: bool,
 }
 
@@ -100,6 +102,7 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
                 running: Vec::new(),
                 active: 0,
                 threads: 0,
+                unsent: 0,
                 closing: false,
             }),
             work: Condvar::new(),
@@ -132,6 +135,7 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
         });
         let mut st = self.shared.lock();
         st.queue.push_back(task);
+        st.unsent += 1;
         drop(st);
         self.shared.work.notify_one();
         self.shared.clock.notify_all();
@@ -195,10 +199,14 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
             }
         };
         let answer = shared.server.decide(&task.request);
-        if task.claim() {
+        let sent = task.claim();
+        if sent {
             shared.server.send(answer);
         }
         let mut st = shared.lock();
+        if sent {
+            st.unsent -= 1;
+        }
         let at = st.running.iter().position(|(t, _)| Arc::ptr_eq(t, &task));
         let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
         shared.clock.notify_all();
@@ -245,14 +253,17 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
         }
         if !due.is_empty() {
             drop(st);
+            let mut sent = 0;
             for t in due {
                 if t.claim() {
                     let answer = shared.server.expired(&t.request, shared.deadline);
                     shared.server.send(answer);
+                    sent += 1;
                 }
             }
-            shared.clock.notify_all();
             st = shared.lock();
+            st.unsent -= sent;
+            shared.clock.notify_all();
             continue;
         }
         let next = st
