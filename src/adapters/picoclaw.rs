@@ -310,11 +310,17 @@ fn on_error_of(live: &LivePolicy) -> Option<OnError> {
 }
 
 /// The decision log in force: `HOOK_POLICY_LOG`, else the policy's
-/// `settings.log`.
+/// `settings.log` (which a reload may change). The environment is read once:
+/// it is asked on every line.
 fn log_path(live: &LivePolicy) -> Option<PathBuf> {
-    std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    static FROM_ENV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(|| {
+            std::env::var_os(decision_log::ENV_VAR)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .clone()
         .or_else(|| match &*live.get() {
             Prepared::Ready(p) => p.log.clone(),
             Prepared::Broken { .. } => None,
