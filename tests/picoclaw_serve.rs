@@ -594,6 +594,59 @@ fn closing_stdin_ends_the_process_with_status_0_promptly() {
     assert_eq!(s.close(Duration::from_secs(5)).code(), Some(0));
 }
 
+#[test]
+fn every_request_piped_before_stdin_closes_is_answered() {
+    // Requests are decided side by side; the server must not end while an
+    // answer is still on its way out.
+    let policy = repo().join("policies");
+    let mut input = String::new();
+    for id in 1..=3000 {
+        let command = if id % 3 == 0 { "rm -rf /" } else { "ls -la" };
+        input.push_str(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "hook.before_tool",
+                "params": {"tool": "exec", "arguments": {"command": command}}})
+            .to_string(),
+        );
+        input.push('\n');
+    }
+    let out = common_run(&policy, input.as_bytes());
+    let mut ids: Vec<i64> = out
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert!(v["result"].is_object(), "{v}");
+            v["id"].as_i64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    let missing: Vec<i64> = (1..=3000)
+        .filter(|i| ids.binary_search(i).is_err())
+        .collect();
+    assert!(missing.is_empty(), "no reply to ids {missing:?}");
+    assert_eq!(ids.len(), 3000, "some id answered twice");
+}
+
+/// Runs the server over `input` with stdin then closed; its stdout.
+fn common_run(policy: &Path, input: &[u8]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_policy"))
+        .args(["serve", "picoclaw", "--policy"])
+        .arg(policy)
+        // A loaded machine and a debug build: no deadline answers here.
+        .env("HOOK_POLICY_DEADLINE_MS", "120000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
 // --- policies that change or do not load --------------------------------------
 
 const BASE: &str = "version: 1

@@ -375,7 +375,10 @@ impl Decider {
 
     fn write(&self, line: &[u8]) {
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        if out.write_all(line).and_then(|_| out.flush()).is_err() {
+        if let Err(e) = out.write_all(line).and_then(|_| out.flush()) {
+            eprintln!(
+                "hook-policy: picoclaw: cannot write a reply, so PicoClaw is taken to be gone: {e}"
+            );
             self.gone.store(true, Ordering::SeqCst);
         }
     }

@@ -262,6 +262,24 @@ mod tests {
     }
 
     #[test]
+    fn every_line_is_read_whatever_the_buffer_size() {
+        let lines: Vec<String> = (0..500)
+            .map(|i| format!("{{\"id\":{i},\"x\":\"{}\"}}", "a".repeat(i * 7 % 300)))
+            .collect();
+        let data = lines.join("\n") + "\n";
+        for cap in [1, 2, 3, 7, 64, 100, 8192] {
+            let mut input = std::io::BufReader::with_capacity(cap, data.as_bytes());
+            let mut buf = Vec::new();
+            let mut got = Vec::new();
+            while let Some(l) = read_line(&mut input, &mut buf, 1000).unwrap() {
+                assert_eq!(l, Line::Whole);
+                got.push(String::from_utf8(buf.clone()).unwrap());
+            }
+            assert_eq!(got, lines, "capacity {cap}");
+        }
+    }
+
+    #[test]
     fn the_head_gives_what_it_can() {
         assert_eq!(
             scan_head(br#" { "method" : "m\u0041", "id": "x-1", "params": {"#),

@@ -57,8 +57,11 @@ impl<R> Task<R> {
 
 struct State<R> {
     queue: VecDeque<Arc<Task<R>>>,
-    /// Tasks being worked on, with whether their worker was written off.
-    running: Vec<(Arc<Task<R>>, bool)>,
+    /// Tasks being worked on, with whether their worker was written off,
+    /// and that worker.
+    running: Vec<(Arc<Task<R>>, bool, std::thread::ThreadId)>,
+    /// Every worker started, to wait for the idle ones at the end.
+    handles: Vec<std::thread::JoinHandle<()>>,
     /// Workers counted against the pool size (not written off).
     active: usize,
     /// Worker threads alive, written off or not.
@@ -100,6 +103,7 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
             state: Mutex::new(State {
                 queue: VecDeque::new(),
                 running: Vec::new(),
+                handles: Vec::new(),
                 active: 0,
                 threads: 0,
                 unsent: 0,
@@ -142,24 +146,32 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
     }
 
     /// Waits until every request submitted has been answered (by its worker
-    /// or at its deadline), then lets idle workers go.
+    /// or at its deadline) and the answer sent, then lets idle workers go.
+    /// (Answered is not enough: the process may end as soon as this returns,
+    /// and a claimed answer may still be on its way out.)
     pub fn finish(self) {
         let mut st = self.shared.lock();
         st.closing = true;
         self.shared.work.notify_all();
         self.shared.clock.notify_all();
-        while !(st.queue.is_empty()
-            && st
-                .running
-                .iter()
-                .all(|(t, _)| t.answered.load(Ordering::SeqCst)))
-        {
+        while st.unsent > 0 {
             st = self
                 .shared
                 .clock
                 .wait_timeout(st, Duration::from_millis(50))
                 .map(|(g, _)| g)
                 .unwrap_or_else(|p| p.into_inner().0);
+        }
+        // The idle workers end now; let them finish ending before the
+        // process does (a thread still tearing down while the process
+        // exits is a hazard). Workers stuck on a runaway rule are left.
+        let stuck: Vec<std::thread::ThreadId> = st.running.iter().map(|(.., id)| *id).collect();
+        let handles = std::mem::take(&mut st.handles);
+        drop(st);
+        for h in handles {
+            if !stuck.contains(&h.thread().id()) {
+                let _ = h.join();
+            }
         }
     }
 }
@@ -172,9 +184,10 @@ fn spawn_worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(
     let started = std::thread::Builder::new()
         .name("hook-policy-worker".into())
         .spawn(move || worker(&s));
-    if started.is_ok() {
+    if let Ok(handle) = started {
         st.threads += 1;
         st.active += 1;
+        st.handles.push(handle);
     }
 }
 
@@ -187,7 +200,8 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
                     if t.answered.load(Ordering::SeqCst) {
                         continue; // answered at its deadline while queued
                     }
-                    st.running.push((t.clone(), false));
+                    st.running
+                        .push((t.clone(), false, std::thread::current().id()));
                     break t;
                 }
                 if st.closing {
@@ -207,7 +221,7 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
         if sent {
             st.unsent -= 1;
         }
-        let at = st.running.iter().position(|(t, _)| Arc::ptr_eq(t, &task));
+        let at = st.running.iter().position(|(t, ..)| Arc::ptr_eq(t, &task));
         let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
         shared.clock.notify_all();
         if written_off {
@@ -238,7 +252,7 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
             !late && !t.answered.load(Ordering::SeqCst)
         });
         let mut stuck = 0;
-        for (t, written_off) in st.running.iter_mut() {
+        for (t, written_off, _) in st.running.iter_mut() {
             if !*written_off && t.deadline <= now && !t.answered.load(Ordering::SeqCst) {
                 *written_off = true;
                 stuck += 1;
@@ -269,7 +283,7 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
         let next = st
             .queue
             .iter()
-            .chain(st.running.iter().filter(|(_, w)| !w).map(|(t, _)| t))
+            .chain(st.running.iter().filter(|(_, w, _)| !w).map(|(t, ..)| t))
             .map(|t| t.deadline)
             .min();
         let wait = next.map_or(Duration::from_secs(3600), |d| {
@@ -301,6 +315,34 @@ mod tests {
         }
         fn send(&self, a: (u32, &'static str)) {
             let _ = self.0.lock().unwrap().send(a);
+        }
+    }
+
+    struct Count(std::sync::atomic::AtomicUsize);
+    impl Server<u32, u32> for Count {
+        fn decide(&self, r: &u32) -> u32 {
+            *r
+        }
+        fn expired(&self, r: &u32, _: Duration) -> u32 {
+            *r + 1_000_000
+        }
+        fn send(&self, _: u32) {
+            // Slow enough that a finish not waiting for sends would see it.
+            std::thread::sleep(Duration::from_micros(200));
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn every_request_is_answered_once_before_finish_returns() {
+        for _ in 0..20 {
+            let counter = Arc::new(Count(std::sync::atomic::AtomicUsize::new(0)));
+            let pool = Pool::start(counter.clone(), 4, 8, Duration::from_secs(3));
+            for i in 0..200 {
+                pool.submit(i);
+            }
+            pool.finish();
+            assert_eq!(counter.0.load(Ordering::SeqCst), 200);
         }
     }
 
