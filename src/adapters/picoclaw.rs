@@ -530,7 +530,8 @@ fn normalise_arguments(params: &mut Json) {
 
 /// Decides one line on the calling thread: what a worker would answer, or
 /// the immediate reply; `None` when nothing is said. (The server proper
-/// decides concurrently; this is its single-request form.)
+/// decides concurrently; this is its single-request form, which the fuzz
+/// target `jsonrpc_line` drives.)
 pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext) -> Option<Json> {
     match dispatch(line, false) {
         Dispatch::Now(reply) => reply,
