@@ -19,6 +19,7 @@ pub mod decision_log;
 pub mod diagnostic;
 pub mod engine;
 pub mod eval;
+pub mod explain;
 pub mod expr;
 pub mod load;
 pub mod matchers;

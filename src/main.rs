@@ -55,12 +55,15 @@ fn run() -> u8 {
         Command::Eval(args) => cli::eval::run(args, false),
         Command::Explain(args) => cli::eval::run(args, true),
         Command::Test(args) => cli::test::run(args),
-        Command::Schema => cli::reference::schema(),
+        Command::Schema(args) => cli::reference::schema(args),
         Command::Hooks(args) => cli::reference::hooks(args),
         Command::Adapters(args) => cli::reference::adapters(args),
         Command::Install { harness } => cli::install::run(harness),
+        Command::Uninstall(args) => cli::install::uninstall(args),
         Command::Hook(args) => cli::serve::hook(args),
         Command::Serve { harness } => cli::serve::serve(harness),
+        Command::Init(args) => cli::init::run(args),
+        Command::Completions(args) => cli::completions::run(args),
     };
     status.code()
 }

@@ -4,6 +4,8 @@
 //! Doc comments here are user documentation: they become the schema's
 //! descriptions, which editors show on hover.
 
+pub mod prose;
+
 use crate::catalogue;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
@@ -153,7 +155,8 @@ pub struct Rule {
     pub when: Option<String>,
     /// Order among matching rules: lower first; ties keep file order (files
     /// of a directory in name order). Decides whose reason, `fuel`, `fallback`
-    /// or request key wins.
+    /// or request key wins; between deny reasons of equal priority, the more
+    /// specific rule wins (a named test over a blanket one).
     #[serde(default)]
     #[schemars(example = -10, example = 100)]
     pub priority: Option<i64>,
@@ -329,10 +332,18 @@ impl JsonSchema for StringList {
     }
 }
 
-/// Shell matcher. Command criteria (`program`, `flags`, `any_flag`, `arg`)
-/// must all hold for one simple command of the line; `opaque: true` matches
-/// a line whose programs cannot be known statically. Given both, either
-/// matching is enough.
+/// Shell matcher. Command criteria (`program`, `flags`, `any_flag`, `arg`,
+/// `target`) must all hold for one simple command of the line; `opaque:
+/// true` matches a line whose programs cannot be known statically. Given
+/// both, either matching is enough.
+///
+/// Commands include those run by code given to interpreters (`python -c`,
+/// `node -e`, `perl -e`, `ruby -e`, `php -r`, awk, sed `e`, heredocs fed to
+/// an interpreter), and library calls in that code that delete or move
+/// files, reported as the command doing the same: `shutil.rmtree(p)`,
+/// `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)` and Perl's
+/// `rmtree` are `rm -r -f -- p`; `os.remove`, `unlink`, `File.delete` are
+/// `rm -f -- p`; `os.rmdir` is `rmdir`; `os.rename`, `shutil.move` are `mv`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShellMatch {
@@ -354,12 +365,47 @@ pub struct ShellMatch {
     #[serde(default)]
     #[schemars(example = &"^/$", example = &"^~?/?\\.ssh(/|$)")]
     pub arg: Option<String>,
+    /// Where the command acts: at least one of the paths it deletes, moves,
+    /// truncates or changes (`rm`, `rmdir`, `unlink`, `shred`, `mv`, `chmod`,
+    /// `chown`, `chgrp`, `truncate`, `rsync`'s destination, `dd of=`, `find`'s
+    /// starting points) lies in one of these places, resolved against the
+    /// project root and home like the path matcher (`~`, `$HOME`, `..`,
+    /// globs: `/*` is `root`, `~/*` is `home`, `*` in the project root is
+    /// `inside_project`). A command with no such path never matches.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["root", "home", "system", "project_root", "git_dir", "outside", "unknown"]))]
+    pub target: Option<Vec<TargetClassName>>,
     /// Match lines whose programs cannot be known statically: a variable or
     /// substitution as the program, `eval` of non-literal text, a shell
-    /// reading commands from a pipe, a parse error.
+    /// reading commands from a pipe, interpreter code that computes what it
+    /// runs, a parse error.
     #[serde(default)]
     #[schemars(example = true)]
     pub opaque: Option<bool>,
+}
+
+/// Where a destructive command's path lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetClassName {
+    /// `/` itself or all of it (`/*`).
+    Root,
+    /// The home directory, all of it (`~/*`), or a directory holding it (`/home`).
+    Home,
+    /// System directories and their contents: `/etc`, `/usr`, `/var`, `/dev`, `/boot`, `/opt`, `/tmp` itself, ...
+    System,
+    /// The project root itself, or a directory holding it (`..`).
+    ProjectRoot,
+    /// `.git` inside the project, or anything in it.
+    GitDir,
+    /// Inside the project, not its root and not `.git` (`node_modules`, `./target`, `*`).
+    InsideProject,
+    /// Inside a temporary directory (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, `$TMPDIR/x`).
+    Temp,
+    /// Anywhere else: another project, a file in the home directory.
+    Outside,
+    /// Not known before the command runs: a variable, a substitution, input added by `xargs`, `~user`.
+    Unknown,
 }
 
 /// A class of URL destination, after normalisation.
@@ -542,6 +588,7 @@ pub fn schema() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<PolicyFile>();
     let mut value = schema.to_value();
+    prose::unwrap_descriptions(&mut value);
     if let Some(obj) = value.as_object_mut() {
         obj.insert(
             "$id".into(),
@@ -553,7 +600,26 @@ pub fn schema() -> serde_json::Value {
 
 /// The schema as committed: pretty JSON with a final newline.
 pub fn schema_text() -> String {
-    let mut text = serde_json::to_string_pretty(&schema()).expect("schema serialises");
+    // Keys sorted, whatever order serde_json keeps maps in (it keeps
+    // insertion order, for `policy install --settings`): the committed
+    // file stays stable.
+    fn sorted(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut entries: Vec<_> = m.into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                serde_json::Value::Object(
+                    entries.into_iter().map(|(k, v)| (k, sorted(v))).collect(),
+                )
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(sorted).collect())
+            }
+            other => other,
+        }
+    }
+    let schema = serde_json::to_value(schema()).expect("schema serialises");
+    let mut text = serde_json::to_string_pretty(&sorted(schema)).expect("schema serialises");
     text.push('\n');
     text
 }

@@ -1,15 +1,19 @@
-//! `policy eval` and `policy explain`: decide one payload from the command
+//! `policy eval` and `policy explain`: decide one event from the command
 //! line and print the reply a harness would get, or how the decision was
-//! reached. They answer as the chibi plugin does, so a decision can be
-//! reproduced without running chibi.
+//! reached. `--harness` says which harness asks; the answer comes from that
+//! harness's real adapter, with the same project root, deadline and policy
+//! loading as the hook call it reproduces.
 
+use super::args::AskingHarness;
 use super::output::{err, errln, out};
 use super::ExitStatus;
-use crate::adapters::chibi;
+use crate::adapters::tool_call::{Harness, PolicySource};
+use crate::adapters::{chibi, coding_agent, picoclaw};
 use crate::catalogue;
 use crate::engine::{self, Outcome, Prepared};
-use crate::eval::{DecideContext, Decision};
+use crate::eval::DecideContext;
 use crate::render;
+use crate::watchdog::Watchdog;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -18,7 +22,11 @@ pub struct EvalArgs {
     /// Policy files or directories.
     #[arg(long, short, required = true)]
     pub policy: Vec<PathBuf>,
-    /// Hook point (taken from the payload file when it is a {"hook", "payload"} capture).
+    /// The harness whose answer to give. For a coding agent the payload is
+    /// its hook event, exactly as `policy hook AGENT` reads it.
+    #[arg(long, value_enum, default_value_t = AskingHarness::Chibi)]
+    pub harness: AskingHarness,
+    /// Hook point, for chibi (taken from the payload file when it is a {"hook", "payload"} capture).
     #[arg(long)]
     pub hook: Option<String>,
     /// Payload JSON file, or - for standard input.
@@ -27,9 +35,16 @@ pub struct EvalArgs {
     /// Explain the decision on standard error.
     #[arg(long)]
     pub explain: bool,
-    /// Project root seen by conditions as `project_root`.
+    /// Project root seen by conditions as `project_root`, for chibi
+    /// (default: $CHIBI_PROJECT_ROOT, as the plugin reads it, else the
+    /// current directory). A coding agent's event carries its own `cwd`.
     #[arg(long)]
     pub project_root: Option<String>,
+    /// The context name `pre_api_tools` and `pre_api_request` rules see, for
+    /// a coding agent (default `coding`, as `policy hook --context`) or
+    /// PicoClaw (default: the request's meta.AgentID, as `policy serve`).
+    #[arg(long)]
+    pub context: Option<String>,
 }
 
 fn read_payload(source: &str) -> Result<Vec<u8>, String> {
@@ -52,6 +67,22 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
             return ExitStatus::CouldNotRun;
         }
     };
+    if args.harness != AskingHarness::Chibi {
+        if let Some(hook) = &args.hook {
+            errln!(
+                "error: --hook {hook} with --harness {}: the event names its own hook; drop --hook",
+                match args.harness.agent() {
+                    Some(agent) => agent.name(),
+                    None => "picoclaw",
+                }
+            );
+            return ExitStatus::CouldNotRun;
+        }
+        return match args.harness.agent() {
+            Some(agent) => agent_event(agent, &args, bytes, explain_only),
+            None => picoclaw_request(&args, bytes, explain_only),
+        };
+    }
     // Accept captured fixtures, {"hook": ..., "payload": {...}}, as well as bare payloads.
     let parsed = engine::parse_payload(&bytes);
     let (envelope_hook, payload) = match parsed {
@@ -79,11 +110,25 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
     let project_root = args
         .project_root
         .or_else(|| {
+            std::env::var("CHIBI_PROJECT_ROOT")
+                .ok()
+                .filter(|r| !r.is_empty())
+        })
+        .or_else(|| {
             std::env::current_dir()
                 .ok()
                 .map(|d| d.display().to_string())
         })
         .unwrap_or_else(|| "/".into());
+    // The plugin's deadline: past it, the hook's failure answer (a deny on
+    // permission hooks) is printed instead, as chibi would receive it.
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env(),
+        Box::new(move |on_error, message| {
+            let r = chibi::reply(hook, &Outcome::Failed(message.to_string()), on_error, None);
+            (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
+        }),
+    );
     let home = std::env::var("HOME").ok();
     let ctx = DecideContext {
         harness: chibi::HARNESS,
@@ -118,13 +163,12 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
             }
         },
     };
-    let explanation = explain(
-        hook.name,
-        decision.as_ref(),
-        &reply,
-        explain_payload.as_ref(),
-        ctx,
-    );
+    let mut explanation =
+        crate::explain::hook(hook.name, decision.as_ref(), explain_payload.as_ref(), ctx);
+    explanation.push_str(&format!("  reply: {}\n", reply.json));
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     if explain_only {
         out!("{explanation}");
     } else {
@@ -144,104 +188,102 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
     }
 }
 
-fn explain(
-    hook: &str,
-    decision: Option<&Decision>,
-    reply: &chibi::Reply,
-    payload: Option<&serde_json::Value>,
-    ctx: DecideContext<'_>,
-) -> String {
-    let mut out = String::new();
-    match decision {
-        None => out.push_str(&format!("{hook}: the policy could not decide\n")),
-        Some(d) => {
-            out.push_str(&format!(
-                "{hook}: {} rule(s) for this hook, {} candidate(s) after indexing\n",
-                d.rules_for_hook, d.candidates
-            ));
-            for t in &d.trace {
-                let mark = match t.outcome {
-                    "matched" => "✓",
-                    "not matched" => "✗",
-                    _ => "!",
-                };
-                out.push_str(&format!(
-                    "  {mark} {} ({}) {}\n",
-                    t.rule, t.origin, t.outcome
-                ));
-                if let Some(c) = &t.condition {
-                    out.push_str(&format!("      when: {}\n", c.trim()));
-                    if let Some(payload) = payload {
-                        let resolver = crate::expr::PayloadResolver {
-                            payload,
-                            hook,
-                            harness: ctx.harness,
-                            project_root: ctx.project_root,
-                        };
-                        for (part, value) in crate::expr::explain_parts(c, &resolver) {
-                            out.push_str(&format!("        {part}  ⇒ {value}\n"));
-                        }
-                    }
-                }
-                if let Some(detail) = &t.detail {
-                    let label = match t.outcome {
-                        "matched" => "because",
-                        "not matched" => "why not",
-                        _ => "error",
-                    };
-                    out.push_str(&format!("      {label}: {detail}\n"));
-                }
-            }
-            if let Some(deny) = &d.deny {
-                out.push_str(&format!("  deny: `{}` gives the reason", deny.rule));
-                if !d.also_denied.is_empty() {
-                    out.push_str(&format!("; also denied by: {}", d.also_denied.join(", ")));
-                }
-                out.push('\n');
-            }
-            if let Some(a) = &d.ask {
-                if d.deny.is_none() {
-                    out.push_str(&format!("  ask: `{}` gives the reason\n", a.rule));
-                } else {
-                    out.push_str(&format!(
-                        "  ask from `{}` is overridden by the deny\n",
-                        a.rule
-                    ));
-                }
-            }
-            if let Some(b) = &d.block {
-                out.push_str(&format!("  block: `{}` gives the message\n", b.rule));
-            }
-            for (k, w) in &d.arguments {
-                out.push_str(&format!("  arguments.{k}: set by `{}`\n", w.rule));
-            }
-            if let Some(inc) = &d.include {
-                out.push_str(&format!("  include (intersection): {}\n", inc.join(", ")));
-            }
-            if !d.exclude.is_empty() {
-                out.push_str(&format!("  exclude (union): {}\n", d.exclude.join(", ")));
-            }
-            if let Some(delta) = d.fuel_delta {
-                out.push_str(&format!("  fuel_delta (sum): {delta}\n"));
-            }
-            if let Some(f) = &d.fuel {
-                out.push_str(&format!("  fuel: {} from `{}`\n", f.value, f.rule));
-            }
-            if let Some(f) = &d.fallback {
-                out.push_str(&format!(
-                    "  fallback: {} from `{}`\n",
-                    f.value.as_str(),
-                    f.rule
-                ));
-            }
-            for (k, w) in &d.request {
-                out.push_str(&format!(
-                    "  request_body.{k}: {} from `{}`\n",
-                    w.value, w.rule
-                ));
-            }
+/// A coding agent's event, answered by its adapter as `policy hook AGENT`
+/// answers it: the policy loaded per hook, without the cache or the
+/// decision log (a question from the command line is not a decision).
+fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
+    let mut source = PolicySource::per_hook(args.policy.clone(), None);
+    let home = std::env::var("HOME").ok();
+    let input = Ok(bytes);
+    let context = args
+        .context
+        .as_deref()
+        .unwrap_or(coding_agent::DEFAULT_CONTEXT);
+    let reply = coding_agent::handle(agent, &mut source, &input, context, home.as_deref());
+    let mut explanation = match input.as_ref().ok().map(|b| engine::parse_payload(b)) {
+        Some(Ok(event)) => {
+            crate::explain::agent_event(&mut source, agent, &event, context, home.as_deref())
+        }
+        Some(Err(e)) => format!("{}: the event is not usable: {e}\n", agent.name()),
+        None => String::new(),
+    };
+    explanation.push_str(&format!("  reply: {}\n", reply.json));
+    if explain_only {
+        out!("{explanation}");
+    } else {
+        if args.explain {
+            err!("{explanation}");
+        }
+        for line in &reply.stderr {
+            errln!("{line}");
+        }
+        super::output::outln!("{}", reply.json);
+    }
+    if reply.kind == "error" {
+        ExitStatus::CouldNotRun
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// One PicoClaw JSON-RPC request, answered as `policy serve picoclaw`
+/// answers it: the whole policy compiled once, the project root the
+/// server's working directory (here `--project-root`, else this one).
+fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
+    let prepared = engine::prepare(&args.policy, None);
+    let broken = match &prepared {
+        Prepared::Broken { message, .. } => Some(message.clone()),
+        Prepared::Ready(_) => None,
+    };
+    if let Some(message) = &broken {
+        errln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
+    }
+    let live = picoclaw::LivePolicy::new(prepared);
+    let project_root = args
+        .project_root
+        .clone()
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
+        .unwrap_or_else(|| "/".into());
+    let home = std::env::var("HOME").ok();
+    let sc = picoclaw::ServeContext {
+        project_root: project_root.clone(),
+        home: home.clone(),
+        context_name: args.context.clone(),
+    };
+    let line: Vec<u8> = bytes.iter().copied().filter(|b| *b != b'\n').collect();
+    let reply = picoclaw::handle_line(&live, &line, &sc);
+    let shown = reply.as_ref().map_or_else(
+        || "no reply (a notification)".to_string(),
+        ToString::to_string,
+    );
+    let mut explanation = match serde_json::from_slice::<serde_json::Value>(&line) {
+        Ok(request) => crate::explain::picoclaw_request(
+            &mut PolicySource::compiled(live.get()),
+            &request,
+            args.context.as_deref(),
+            &project_root,
+            home.as_deref(),
+        ),
+        Err(e) => format!("picoclaw: the request is not JSON: {e}\n"),
+    };
+    explanation.push_str(&format!("  reply: {shown}\n"));
+    if explain_only {
+        out!("{explanation}");
+    } else {
+        if args.explain {
+            err!("{explanation}");
+        }
+        if let Some(reply) = reply {
+            super::output::outln!("{reply}");
         }
     }
-    out.push_str(&format!("  reply: {}\n", reply.json));
-    out
+    if broken.is_some() {
+        ExitStatus::CouldNotRun
+    } else {
+        ExitStatus::Success
+    }
 }

@@ -1,13 +1,15 @@
 //! `policy install HARNESS`: make a harness call us. Each harness's wiring
 //! (chibi's plugin directory, PicoClaw's config entry, the coding agents'
-//! settings) is its adapter's business; this module resolves paths and
-//! refuses a policy that does not load, since an installed broken policy
-//! would deny every guarded call.
+//! settings, src/adapters/agent_settings.rs) is its adapter's business; this
+//! module resolves paths and refuses a policy that does not load, since an
+//! installed broken policy would deny every guarded call. `policy uninstall
+//! AGENT` takes a coding agent's entry out again.
 
+use super::args::Agent;
 use super::output::{errln, outln};
 use super::ExitStatus;
 use crate::adapters::tool_call::Harness;
-use crate::adapters::{chibi, coding_agent, picoclaw};
+use crate::adapters::{agent_settings, chibi, picoclaw};
 use crate::engine::{self, Prepared};
 use clap::Subcommand;
 use std::path::{Path, PathBuf};
@@ -94,19 +96,44 @@ fn picoclaw_entry(policy: &[PathBuf], workspace: Option<&Path>) -> Result<(), St
 }
 
 fn agent_settings(harness: Harness, args: AgentInstall) -> Result<(), String> {
-    let (exe, policy) = install_paths(&args.policy)?;
-    let entry = coding_agent::settings_entry(harness, &exe, &policy);
-    match args.settings {
-        None => outln!(
+    let done = agent_settings::install(harness, &args.policy, args.settings.as_deref())?;
+    // Printed, the entry is stdout and the notes stderr; merged, the notes
+    // are the output.
+    if args.settings.is_none() {
+        outln!(
             "{}",
-            serde_json::to_string_pretty(&entry).unwrap_or_default()
-        ),
-        Some(settings) => {
-            let msg = coding_agent::merge_settings(harness, &settings, &entry)?;
-            outln!("{msg}");
+            serde_json::to_string_pretty(&done.entry).unwrap_or_default()
+        );
+        for note in &done.notes {
+            errln!("{note}");
+        }
+    } else {
+        for note in &done.notes {
+            outln!("{note}");
         }
     }
     Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct UninstallArgs {
+    pub agent: Agent,
+    /// The settings file the entry was merged into.
+    #[arg(long, required = true)]
+    pub settings: PathBuf,
+}
+
+pub fn uninstall(args: UninstallArgs) -> ExitStatus {
+    match agent_settings::uninstall(args.agent.harness(), &args.settings) {
+        Ok(msg) => {
+            outln!("{msg}");
+            ExitStatus::Success
+        }
+        Err(e) => {
+            errln!("error: {e}");
+            ExitStatus::CouldNotRun
+        }
+    }
 }
 
 /// The absolute paths an installed hook runs with; refuses a policy that

@@ -6,7 +6,9 @@
 
 pub mod args;
 pub mod check;
+pub mod completions;
 pub mod eval;
+pub mod init;
 pub mod install;
 pub(crate) mod output;
 pub mod reference;
@@ -71,8 +73,8 @@ pub enum Command {
     ///
     /// Exit status: 0 all passed, 1 a case failed or coverage is too low, 2 could not run.
     Test(test::TestArgs),
-    /// Print the JSON Schema of the policy format.
-    Schema,
+    /// Print the JSON Schema of the policy format (or, with --tests, of test files).
+    Schema(reference::SchemaArgs),
     /// List the hook points, their payloads and effects.
     Hooks(reference::HooksArgs),
     /// Make a harness use a policy.
@@ -80,6 +82,8 @@ pub enum Command {
         #[command(subcommand)]
         harness: install::InstallTarget,
     },
+    /// Remove what `policy install AGENT --settings FILE` added.
+    Uninstall(install::UninstallArgs),
     /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
     ///
     /// This is the command an agent's settings run (`policy install AGENT`
@@ -92,4 +96,8 @@ pub enum Command {
     },
     /// Show how each harness's tools map onto the canonical hooks.
     Adapters(reference::AdaptersArgs),
+    /// Create a starting policy, its tests and the schemas editors use.
+    Init(init::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
 }

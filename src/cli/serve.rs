@@ -12,8 +12,16 @@ use std::path::PathBuf;
 pub struct HookArgs {
     pub agent: Agent,
     /// Policy files or directories.
-    #[arg(long, short, required = true)]
+    #[arg(
+        long,
+        short,
+        required_unless_present = "policy_list",
+        conflicts_with = "policy_list"
+    )]
     pub policy: Vec<PathBuf>,
+    /// A file naming the policy paths, one a line (what `policy install` writes).
+    #[arg(long, value_name = "FILE")]
+    pub policy_list: Option<PathBuf>,
     /// The context name `pre_api_tools` and `pre_api_request` rules see.
     #[arg(long, default_value = coding_agent::DEFAULT_CONTEXT)]
     pub context: String,
@@ -38,9 +46,13 @@ pub enum ServeTarget {
 }
 
 pub fn hook(args: HookArgs) -> ExitStatus {
+    let from = match args.policy_list {
+        Some(list) => coding_agent::PolicyFrom::List(list),
+        None => coding_agent::PolicyFrom::Paths(args.policy),
+    };
     let code = coding_agent::run(
         args.agent.harness(),
-        &args.policy,
+        &from,
         &args.context,
         &mut std::io::stdin().lock(),
         &mut std::io::stdout(),

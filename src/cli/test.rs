@@ -1,22 +1,38 @@
 //! `policy test`: run the policy tests (`*.test.yaml`) and report them the
-//! way `cargo test` does, with rule coverage on request.
+//! way `cargo test` does, with rule coverage on request, or as JSON for
+//! scripts and editors.
 
 use super::args::or_current_dir;
 use super::output::{errln, outln};
 use super::ExitStatus;
-use crate::testing;
+use crate::render;
+use crate::testing::{self, Report};
+use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct TestArgs {
     /// Test files or directories (default: the current directory).
     pub paths: Vec<PathBuf>,
+    /// Run only the cases whose name contains this text.
+    #[arg(long, value_name = "NAME")]
+    pub filter: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TestFormat::Human)]
+    pub format: TestFormat,
     /// List the rules no case saw match.
     #[arg(long)]
     pub coverage: bool,
     /// Fail when fewer than this percentage of rules were matched by some case.
     #[arg(long, value_name = "PERCENT")]
     pub min_coverage: Option<f64>,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum TestFormat {
+    Human,
+    /// One JSON document: cases, problems, coverage and the summary.
+    Json,
 }
 
 pub fn run(args: TestArgs) -> ExitStatus {
@@ -39,7 +55,31 @@ pub fn run(args: TestArgs) -> ExitStatus {
         );
         return ExitStatus::CouldNotRun;
     }
-    let report = testing::run(&files);
+    let report = testing::run_filtered(&files, args.filter.as_deref());
+    let pct = report.coverage();
+    let below = args.min_coverage.filter(|min| pct + 1e-9 < *min);
+    let ok = report.failed() == 0 && report.problems.is_empty();
+    match args.format {
+        TestFormat::Human => human(&report, args.coverage || args.min_coverage.is_some(), ok),
+        TestFormat::Json => json(&report, ok, below.is_none()),
+    }
+    if !report.problems.is_empty() && report.cases.is_empty() {
+        return ExitStatus::CouldNotRun;
+    }
+    if let Some(min) = below {
+        if args.format == TestFormat::Human {
+            outln!("coverage {pct:.1}% is below the required {min}%");
+        }
+        return ExitStatus::Problems;
+    }
+    if ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Problems
+    }
+}
+
+fn human(report: &Report, show_coverage: bool, ok: bool) {
     let mut current: Option<&Path> = None;
     for case in &report.cases {
         if current != Some(case.file.as_path()) {
@@ -71,38 +111,67 @@ pub fn run(args: TestArgs) -> ExitStatus {
             }
         }
     }
-    for e in &report.errors {
-        outln!("\nerror: {e}");
-    }
-    let pct = report.coverage();
-    if args.coverage || args.min_coverage.is_some() {
+    if !report.problems.is_empty() {
         outln!(
-            "\ncoverage: {pct:.1}% of {} rule(s) matched by some case",
+            "\n{}",
+            render::human_grouped(&report.problems, false).trim_end()
+        );
+    }
+    if show_coverage {
+        outln!(
+            "\ncoverage: {:.1}% of {} rule(s) matched by some case",
+            report.coverage(),
             report.rules.len()
         );
         for (id, origin) in report.uncovered() {
             outln!("  not covered: {id} ({origin})");
         }
     }
-    let ok = failed.is_empty() && report.errors.is_empty();
+    let filtered = if report.filtered_out > 0 {
+        format!("; {} filtered out", report.filtered_out)
+    } else {
+        String::new()
+    };
     outln!(
-        "\ntest result: {}. {} passed; {} failed",
+        "\ntest result: {}. {} passed; {} failed{filtered}",
         if ok { "ok" } else { "FAILED" },
         report.passed(),
         report.failed()
     );
-    if !report.errors.is_empty() && report.cases.is_empty() {
-        return ExitStatus::CouldNotRun;
-    }
-    if let Some(min) = args.min_coverage {
-        if pct + 1e-9 < min {
-            outln!("coverage {pct:.1}% is below the required {min}%");
-            return ExitStatus::Problems;
-        }
-    }
-    if ok {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Problems
-    }
+}
+
+fn json(report: &Report, ok: bool, coverage_ok: bool) {
+    let cases: Vec<serde_json::Value> = report
+        .cases
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "file": c.file.display().to_string(),
+                "name": c.name,
+                "ok": c.failures.is_empty(),
+                "failures": c.failures,
+            })
+        })
+        .collect();
+    let uncovered: Vec<serde_json::Value> = report
+        .uncovered()
+        .into_iter()
+        .map(|(id, origin)| serde_json::json!({ "rule": id, "origin": origin }))
+        .collect();
+    let out = serde_json::json!({
+        "cases": cases,
+        "problems": report.problems.iter().map(render::to_json).collect::<Vec<_>>(),
+        "coverage": {
+            "percent": report.coverage(),
+            "rules": report.rules.len(),
+            "uncovered": uncovered,
+        },
+        "summary": {
+            "ok": ok && coverage_ok,
+            "passed": report.passed(),
+            "failed": report.failed(),
+            "filtered_out": report.filtered_out,
+        },
+    });
+    outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
 }
