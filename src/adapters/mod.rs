@@ -6,3 +6,4 @@ pub mod coding_agent;
 pub mod picoclaw;
 pub mod search_walk;
 pub mod tool_call;
+pub mod typed_input;

@@ -136,20 +136,25 @@ pub fn permission_checks(
     let action = mapping(harness, tool).map_or(Other, |m| m.action);
     let mut out = Vec::new();
     match action {
-        Shell { command } => {
-            // Codex may pass the command as argv (`["bash", "-lc", "..."]`):
-            // quoted back into one line, the shell analysis sees through it.
-            // A shell tool without a command is still a shell call: check the
-            // empty line rather than nothing.
-            let line = command
-                .iter()
-                .find_map(|k| match args.get(*k) {
-                    Some(Json::String(s)) => Some(s.clone()),
-                    Some(Json::Array(words)) => Some(argv_line(words)),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            out.push(shell(&line));
+        Shell { command } => out.push(shell(&command_line(args, command))),
+        ShellSession {
+            command,
+            input,
+            keys,
+        } => {
+            let mut typed = first_str(args, input).unwrap_or("").to_string();
+            typed.push_str(&super::typed_input::keys_text(
+                first_str(args, keys).unwrap_or(""),
+            ));
+            let line = command_line(args, command);
+            // A call that types submits lines of its own; one that types
+            // nothing is judged by its command (empty for list/poll/kill).
+            if !typed.is_empty() {
+                out.push(shell(&super::typed_input::submitted(&typed)));
+            }
+            if !line.is_empty() || typed.is_empty() {
+                out.push(shell(&line));
+            }
         }
         Read { path } => {
             if let Some(p) = first_str(args, path) {
@@ -249,6 +254,21 @@ pub fn permission_checks(
         }
     }
     Ok(out)
+}
+
+/// The command line of a shell call. Codex may pass the command as argv
+/// (`["bash", "-lc", "..."]`): quoted back into one line, the shell analysis
+/// sees through it. A shell tool without a command is still a shell call:
+/// the empty line is checked rather than nothing.
+fn command_line(args: &Json, command: Keys) -> String {
+    command
+        .iter()
+        .find_map(|k| match args.get(*k) {
+            Some(Json::String(s)) => Some(s.clone()),
+            Some(Json::Array(words)) => Some(argv_line(words)),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -911,6 +931,15 @@ pub fn markdown() -> String {
             };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
+                ShellSession { command, input, keys: k } => (
+                    "pre_shell_exec, per submitted line",
+                    format!(
+                        "command: {}; the lines typed input {} and keys {} submit (line editing replayed; history and completion are unknowable)",
+                        keys(command),
+                        keys(input),
+                        keys(k)
+                    ),
+                ),
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
                 Action::Write { path, content } => (
                     "pre_file_write",
