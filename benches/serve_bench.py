@@ -135,15 +135,19 @@ def main():
     a = ap.parse_args()
 
     data = requests(a.n)
-    # Check the replies once: one per request, in order, and a real mix.
+    # Check the replies once: one per request (matched by id, as PicoClaw
+    # does: requests are decided side by side, so replies may come in any
+    # order), none of them a failure answer (a deadline passed), and a real mix.
     _, _, out = run(a.binary, a.policy, data)
-    replies = [json.loads(l) for l in out.splitlines()]
+    replies = sorted((json.loads(l) for l in out.splitlines()), key=lambda r: r.get("id") or 0)
     if len(replies) != a.n:
         sys.exit(f"expected {a.n} replies, got {len(replies)}")
     actions = {}
     for i, r in enumerate(replies):
         if r.get("id") != i + 1 or "result" not in r:
             sys.exit(f"bad reply {i + 1}: {r}")
+        if "could not decide" in r["result"].get("reason", ""):
+            sys.exit(f"reply {i + 1} is a failure answer: {r}")
         act = r["result"]["action"]
         actions[act] = actions.get(act, 0) + 1
 

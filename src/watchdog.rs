@@ -152,11 +152,20 @@ impl Watchdog {
 
     /// The deadline from the environment, or the default.
     pub fn deadline_from_env() -> Duration {
+        Watchdog::deadline_from_env_or(DEFAULT_DEADLINE)
+    }
+
+    /// The deadline from the environment, or `default`. The variable means
+    /// the same in every mode: how long one hook call may take, from when
+    /// its input is read to its reply. Only the default differs, since each
+    /// must stay below its harness's own limit (chibi's 30 s, PicoClaw's
+    /// 5 s interceptor timeout).
+    pub fn deadline_from_env_or(default: Duration) -> Duration {
         std::env::var(ENV_VAR)
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|ms| *ms > 0)
-            .map_or(DEFAULT_DEADLINE, Duration::from_millis)
+            .map_or(default, Duration::from_millis)
     }
 
     /// The exit status of the deadline's reply for each `on_error` setting

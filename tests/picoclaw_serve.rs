@@ -282,9 +282,14 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "public internet",
     );
     assert_continue(&s.before_tool("web_fetch", json!({"url": "https://example.com/"})));
-    // tools.yaml: file tools are offered only in the coding and readonly contexts.
+    // tools.yaml: chibi's context rules leave PicoClaw's agents their file
+    // tools; the readonly context still cannot write.
+    assert_continue(&s.before_tool("read_file", json!({"path": "README.md"})));
     assert_denied(
-        &s.before_tool("read_file", json!({"path": "README.md"})),
+        &s.call(
+            "hook.before_tool",
+            json!({"tool": "write_file", "arguments": {"path": "a.md", "content": "x"}, "meta": {"AgentID": "readonly"}}),
+        ),
         "not offered",
     );
     let coding = s.call(
@@ -526,52 +531,46 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
 }
 
 #[test]
-fn a_line_over_one_mib_is_refused_and_the_next_request_answered() {
+fn long_lines_are_decided_and_lines_over_the_limit_answered_by_their_head() {
+    // PicoClaw writes lines of any size; 1 MiB is only what it reads.
     const MIB: usize = 1024 * 1024;
     let mut s = shipped();
-    // A real request, padded past the limit inside a string.
     let pad = "x".repeat(MIB + 100);
-    let mut line = json!({"jsonrpc": "2.0", "id": 40, "method": "hook.before_tool",
-        "params": {"tool": "exec", "arguments": {"command": "ls", "pad": pad}}})
-    .to_string();
-    assert!(line.len() > MIB + 100);
-    line.push('\n');
-    s.send_raw(line.as_bytes());
-    let reply = s.recv();
-    assert_eq!(reply["error"]["code"], -32600, "{reply}");
-    assert_eq!(reply["id"], Value::Null, "{reply}");
-    assert!(
-        reply["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("1048576"),
-        "{reply}"
-    );
-    // The next line is served normally.
     let reply = s.call_with_id(
-        json!(41),
-        "hook.before_tool",
-        json!({"tool": "exec", "arguments": {"command": "sudo rm -fr /"}}),
-    );
-    assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
-
-    // Exactly 1 MiB + 100 bytes of garbage, then a request in the same write.
-    let mut bytes = vec![b'y'; MIB + 100];
-    bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"hook.hello\"}\n");
-    s.send_raw(&bytes);
-    assert_eq!(s.recv()["error"]["code"], -32600);
-    let reply = s.recv();
-    assert_eq!(reply["id"], 42, "{reply}");
-    assert!(reply["result"].is_object(), "{reply}");
-
-    // A line just under the limit is parsed as usual.
-    let pad = "z".repeat(MIB - 200);
-    let reply = s.call_with_id(
-        json!(43),
+        json!(40),
         "hook.before_tool",
         json!({"tool": "exec", "arguments": {"command": "ls", "pad": pad}}),
     );
     assert_eq!(reply["result"]["action"], "continue", "{reply}");
+
+    // Over the 32 MiB payload limit: the id and method are read from the
+    // head of the line, and the call gets its failure reply.
+    let pad = "x".repeat(32 * MIB + 100);
+    let mut line = json!({"jsonrpc": "2.0", "id": 41, "method": "hook.before_tool",
+        "params": {"tool": "exec", "arguments": {"command": "ls", "pad": pad}}})
+    .to_string();
+    line.push('\n');
+    s.send_raw(line.as_bytes());
+    let reply = s.recv();
+    assert_eq!(reply["id"], 41, "{reply}");
+    assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
+    assert!(
+        reply["result"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("33554432"),
+        "{reply}"
+    );
+
+    // Garbage over the limit has no id to answer; the next request in the
+    // same write is served normally.
+    let mut bytes = vec![b'y'; 32 * MIB + 100];
+    bytes.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"hook.hello\"}\n");
+    s.send_raw(&bytes);
+    let reply = s.recv();
+    assert_eq!(reply["id"], 42, "{reply}");
+    assert!(reply["result"].is_object(), "{reply}");
+    assert!(s.stderr().contains("cannot be answered"), "{}", s.stderr());
     assert!(s.close(Duration::from_secs(10)).success());
 }
 
@@ -593,6 +592,59 @@ fn closing_stdin_ends_the_process_with_status_0_promptly() {
     assert_eq!(s.close(Duration::from_secs(5)).code(), Some(0));
     let s = shipped();
     assert_eq!(s.close(Duration::from_secs(5)).code(), Some(0));
+}
+
+#[test]
+fn every_request_piped_before_stdin_closes_is_answered() {
+    // Requests are decided side by side; the server must not end while an
+    // answer is still on its way out.
+    let policy = repo().join("policies");
+    let mut input = String::new();
+    for id in 1..=3000 {
+        let command = if id % 3 == 0 { "rm -rf /" } else { "ls -la" };
+        input.push_str(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "hook.before_tool",
+                "params": {"tool": "exec", "arguments": {"command": command}}})
+            .to_string(),
+        );
+        input.push('\n');
+    }
+    let out = common_run(&policy, input.as_bytes());
+    let mut ids: Vec<i64> = out
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert!(v["result"].is_object(), "{v}");
+            v["id"].as_i64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    let missing: Vec<i64> = (1..=3000)
+        .filter(|i| ids.binary_search(i).is_err())
+        .collect();
+    assert!(missing.is_empty(), "no reply to ids {missing:?}");
+    assert_eq!(ids.len(), 3000, "some id answered twice");
+}
+
+/// Runs the server over `input` with stdin then closed; its stdout.
+fn common_run(policy: &Path, input: &[u8]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_policy"))
+        .args(["serve", "picoclaw", "--policy"])
+        .arg(policy)
+        // A loaded machine and a debug build: no deadline answers here.
+        .env("HOOK_POLICY_DEADLINE_MS", "120000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
 }
 
 // --- policies that change or do not load --------------------------------------

@@ -45,9 +45,9 @@ fuzz_target!(|data: &[u8]| {
     let live = live();
     for context_name in [None, Some("coding")] {
         let sc = ServeContext {
-            project_root: "/home/user/project",
-            home: Some("/home/user"),
-            context_name,
+            project_root: "/home/user/project".into(),
+            home: Some("/home/user".into()),
+            context_name: context_name.map(String::from),
         };
         check(handle_line(live, data, &sc));
     }

@@ -10,4 +10,5 @@ pub mod hook_config;
 pub mod picoclaw;
 pub mod search_walk;
 pub mod tool_call;
+pub mod typed_input;
 pub mod windsurf;

@@ -15,30 +15,47 @@
 //! PicoClaw reverts tool-definition changes made in before_llm, so tool
 //! filtering (`pre_api_tools`) is enforced when a hidden tool is called.
 //!
+//! Requests are decided side by side by a small pool of workers, each by
+//! a deadline below PicoClaw's interceptor timeout (`HOOK_POLICY_DEADLINE_MS`,
+//! 3 s by default); a request still undecided then gets its hook's failure
+//! reply ([`pool`]). Replies carry the request's id, and PicoClaw matches
+//! them by id, so they may leave in any order.
+//!
 //! Faults never stop the server: a line that is not JSON gets a parse error
 //! (-32700), a message that is not a request an invalid-request error
-//! (-32600), an unknown method method-not-found (-32601), a line over 1 MiB
-//! is read to its end and refused (-32600). A tool call the policy cannot
-//! decide is denied (PicoClaw skips an interceptor that errors, which would
-//! fail open, so we answer instead).
+//! (-32600), an unknown method method-not-found (-32601). A line longer than
+//! we read (32 MiB) is consumed and answered, to the id at its head, with
+//! the failure reply of its method; a reply longer than PicoClaw reads
+//! (1 MiB) is cut or replaced by that failure reply ([`framing`]). A tool
+//! call the policy cannot decide is denied (PicoClaw skips an interceptor
+//! that errors or times out, which would fail open, so we answer instead).
+//!
+//! The project root is PicoClaw's workspace ([`workspace`]), never the
+//! process's working directory. Each decision is written to the decision
+//! log when `HOOK_POLICY_LOG` or the policy's `settings.log` names one.
 //!
 //! The policy files are polled for changes: a valid edit is compiled and
 //! swapped in between two requests; an invalid one is reported on stderr and
 //! the last good policy stays in force.
 
+mod framing;
+mod pool;
+pub mod workspace;
+
 use super::tool_call::{self, Harness, PolicySource, Verdict};
 use crate::catalogue::FailureMode;
+use crate::decision_log;
 use crate::diagnostic::Diagnostic;
 use crate::engine::{self, Prepared};
 use crate::eval::DecideContext;
+use crate::model::OnError;
+use crate::watchdog::{self, Watchdog};
 use serde_json::{json, Map, Value as Json};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-/// PicoClaw's own limit on a message line.
-pub const MAX_LINE: usize = 1024 * 1024;
+use std::time::{Duration, Instant};
 
 /// How often policy files are looked at; `HOOK_POLICY_WATCH_MS` overrides.
 pub const WATCH_ENV: &str = "HOOK_POLICY_WATCH_MS";
@@ -143,79 +160,392 @@ fn result(id: Json, result: Json) -> Json {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-/// Handles one line; `None` for notifications, which get no reply.
 /// Per-server settings.
-pub struct ServeContext<'a> {
-    pub project_root: &'a str,
-    pub home: Option<&'a str>,
+pub struct ServeContext {
+    /// PicoClaw's workspace (see [`workspace`]).
+    pub project_root: String,
+    pub home: Option<String>,
     /// The context `pre_api_tools`/`pre_api_request` rules see; without it,
     /// the request's `meta.AgentID`, else `default`.
-    pub context_name: Option<&'a str>,
+    pub context_name: Option<String>,
 }
 
-fn context_of<'a>(sc: &'a ServeContext<'_>, params: &'a Json) -> &'a str {
-    sc.context_name
-        .or_else(|| {
-            params
-                .get("meta")
-                .and_then(|m| m.get("AgentID"))
-                .and_then(Json::as_str)
+impl ServeContext {
+    fn decide_context(&self) -> DecideContext<'_> {
+        DecideContext {
+            harness: Harness::PicoClaw.name(),
+            project_root: &self.project_root,
+            home: self.home.as_deref(),
+        }
+    }
+
+    fn context_of<'a>(&'a self, params: &'a Json) -> &'a str {
+        self.context_name
+            .as_deref()
+            .or_else(|| {
+                params
+                    .get("meta")
+                    .and_then(|m| m.get("AgentID"))
+                    .and_then(Json::as_str)
+            })
+            .filter(|s| !s.is_empty())
+            .unwrap_or("default")
+    }
+}
+
+/// A request a policy decides: `hook.before_tool`, `hook.approve_tool` or
+/// `hook.before_llm`.
+pub struct Request {
+    id: Json,
+    method: Decided,
+    params: Json,
+    /// The line as read, kept only while a decision log is written.
+    line: Option<Vec<u8>>,
+    received: Instant,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Decided {
+    BeforeTool,
+    ApproveTool,
+    BeforeLlm,
+}
+
+impl Decided {
+    fn of(method: &str) -> Option<Decided> {
+        match method {
+            "hook.before_tool" => Some(Decided::BeforeTool),
+            "hook.approve_tool" => Some(Decided::ApproveTool),
+            "hook.before_llm" => Some(Decided::BeforeLlm),
+            _ => None,
+        }
+    }
+
+    /// The name in the decision log.
+    fn log_name(self) -> &'static str {
+        match self {
+            Decided::BeforeTool => "before_tool",
+            Decided::ApproveTool => "approve_tool",
+            Decided::BeforeLlm => "before_llm",
+        }
+    }
+}
+
+/// What a request was answered, and what the decision log says of it.
+pub struct Answer {
+    line: Vec<u8>,
+    log: Option<Logged>,
+}
+
+struct Logged {
+    hook: &'static str,
+    kind: &'static str,
+    matched: Vec<String>,
+    rule: Option<String>,
+    error: Option<String>,
+    payload: Vec<u8>,
+    micros: u128,
+}
+
+/// The result of one decision, before it becomes a reply.
+struct Outcome {
+    answer: Json,
+    matched: Vec<String>,
+    rule: Option<String>,
+    error: Option<String>,
+}
+
+impl Outcome {
+    fn quiet(answer: Json) -> Outcome {
+        Outcome {
+            answer,
+            matched: Vec::new(),
+            rule: None,
+            error: None,
+        }
+    }
+}
+
+/// The decision log's word for an answer, as the other adapters log it:
+/// what PicoClaw is told (`deny`, `modify`), else `error` when the decision
+/// failed, else `none`.
+fn decision_kind(answer: &Json, failed: bool) -> &'static str {
+    if answer["action"] == "deny_tool" || answer["approved"] == false {
+        "deny"
+    } else if answer["action"] == "modify" {
+        "modify"
+    } else if failed {
+        "error"
+    } else {
+        "none"
+    }
+}
+
+/// The reply a method gets when it cannot be decided (a deadline passed, a
+/// line too long to read, a reply too long for PicoClaw to read): the
+/// failure mode of its hook. Tool calls are guarded by permission and
+/// tool-gate hooks, which deny unless the policy says `on_error: fail_open`;
+/// LLM requests change nothing. For a method we could not read, one reply
+/// that every PicoClaw method takes as a refusal or as nothing: `deny_tool`
+/// with `approved: false` (before_llm and the after_ hooks log the action as
+/// unsupported and go on unchanged; approve_tool reads only `approved`).
+fn failure_answer(method: Option<Decided>, on_error: Option<OnError>, why: &str) -> Json {
+    let gate = crate::catalogue::hook("pre_tool").expect("catalogued");
+    let closed = engine::failure_mode(gate, on_error) == FailureMode::Closed;
+    let reason = format!("hook-policy could not decide, so it denies (fail closed): {why}");
+    match (method, closed) {
+        (Some(Decided::BeforeTool), true) => json!({"action": "deny_tool", "reason": reason}),
+        (Some(Decided::ApproveTool), true) => json!({"approved": false, "reason": reason}),
+        (Some(Decided::ApproveTool), false) => json!({"approved": true}),
+        (Some(_), _) => json!({"action": "continue"}),
+        (None, _) => json!({"action": "deny_tool", "approved": false, "reason": reason}),
+    }
+}
+
+fn on_error_of(live: &LivePolicy) -> Option<OnError> {
+    match &*live.get() {
+        Prepared::Ready(p) => p.on_error,
+        Prepared::Broken { .. } => None,
+    }
+}
+
+/// The decision log in force: `HOOK_POLICY_LOG`, else the policy's
+/// `settings.log` (which a reload may change). The environment is read once:
+/// it is asked on every line.
+fn log_path(live: &LivePolicy) -> Option<PathBuf> {
+    static FROM_ENV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FROM_ENV
+        .get_or_init(|| {
+            std::env::var_os(decision_log::ENV_VAR)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
         })
-        .filter(|s| !s.is_empty())
-        .unwrap_or("default")
+        .clone()
+        .or_else(|| match &*live.get() {
+            Prepared::Ready(p) => p.log.clone(),
+            Prepared::Broken { .. } => None,
+        })
 }
 
-pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext<'_>) -> Option<Json> {
+/// The decisions of one server, shared by its workers.
+struct Decider {
+    live: Arc<LivePolicy>,
+    sc: ServeContext,
+    out: Mutex<Box<dyn Write + Send>>,
+    /// Set once a reply could not be written: PicoClaw went away.
+    gone: AtomicBool,
+}
+
+impl Decider {
+    fn decide_now(&self, req: &Request) -> Outcome {
+        match req.method {
+            Decided::BeforeLlm => before_llm(&self.live, &req.params, &self.sc),
+            Decided::BeforeTool | Decided::ApproveTool => tool(
+                &self.live,
+                &req.params,
+                req.method == Decided::ApproveTool,
+                &self.sc,
+            ),
+        }
+    }
+
+    /// An outcome as a reply line PicoClaw can read, with its log entry.
+    fn answer(&self, req: &Request, outcome: Outcome) -> Answer {
+        let on_error = on_error_of(&self.live);
+        let mut error = outcome.error;
+        let mut kind = decision_kind(&outcome.answer, error.is_some());
+        let line = framing::fit(&result(req.id.clone(), outcome.answer), |why| {
+            eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
+            let fallback = failure_answer(Some(req.method), on_error, why);
+            error = Some(why.to_string());
+            kind = decision_kind(&fallback, true);
+            fallback
+        });
+        let log = req.line.as_ref().map(|payload| Logged {
+            hook: req.method.log_name(),
+            kind,
+            matched: outcome.matched,
+            rule: outcome.rule,
+            error,
+            payload: payload.clone(),
+            micros: req.received.elapsed().as_micros(),
+        });
+        Answer { line, log }
+    }
+
+    fn write(&self, line: &[u8]) {
+        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = out.write_all(line).and_then(|_| out.flush()) {
+            eprintln!(
+                "hook-policy: picoclaw: cannot write a reply, so PicoClaw is taken to be gone: {e}"
+            );
+            self.gone.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl pool::Server<Request, Answer> for Decider {
+    fn decide(&self, req: &Request) -> Answer {
+        let outcome = self.decide_now(req);
+        self.answer(req, outcome)
+    }
+
+    fn expired(&self, req: &Request, deadline: Duration) -> Answer {
+        let why = format!(
+            "the decision took longer than {} ms (limit exceeded; {} sets it)",
+            deadline.as_millis(),
+            watchdog::ENV_VAR
+        );
+        eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
+        let on_error = on_error_of(&self.live);
+        let answer = failure_answer(Some(req.method), on_error, &why);
+        self.answer(
+            req,
+            Outcome {
+                answer,
+                matched: Vec::new(),
+                rule: None,
+                error: Some(why),
+            },
+        )
+    }
+
+    /// Logs, then replies: a decision PicoClaw heard of is in the log, and
+    /// log lines follow the order of the replies.
+    fn send(&self, answer: Answer) {
+        if let (Some(l), Some(path)) = (answer.log, log_path(&self.live)) {
+            let record = decision_log::Record {
+                harness: Harness::PicoClaw.name(),
+                hook: l.hook,
+                decision: l.kind,
+                matched: &l.matched,
+                rule: l.rule.as_deref(),
+                reason_template: None,
+                error: l.error.as_deref(),
+                payload: &l.payload,
+                micros: l.micros,
+            };
+            if let Err(e) = decision_log::append(&path, &record) {
+                eprintln!(
+                    "hook-policy: picoclaw: cannot write the decision log {}: {e}",
+                    path.display()
+                );
+            }
+        }
+        self.write(&answer.line);
+    }
+}
+
+/// What the reader does with one line.
+enum Dispatch {
+    /// Answer at once (or say nothing, for `None`).
+    Now(Option<Json>),
+    /// Give it to the pool.
+    Decide(Request),
+}
+
+/// Sorts one line: protocol business is answered at once, decisions go to
+/// the pool. `keep_line` keeps the raw line for the decision log.
+fn dispatch(line: &[u8], keep_line: bool) -> Dispatch {
     let msg: Json = match serde_json::from_slice(line) {
         Ok(v) => v,
-        Err(e) => return Some(error(Json::Null, -32700, &format!("parse error: {e}"))),
+        Err(e) => {
+            return Dispatch::Now(Some(error(
+                Json::Null,
+                -32700,
+                &format!("parse error: {e}"),
+            )))
+        }
     };
-    let Some(obj) = msg.as_object() else {
-        return Some(error(
+    let Json::Object(mut obj) = msg else {
+        return Dispatch::Now(Some(error(
             Json::Null,
             -32600,
             "invalid request: not a JSON object",
-        ));
+        )));
     };
     let id = obj.get("id").cloned().unwrap_or(Json::Null);
-    let Some(method) = obj.get("method").and_then(Json::as_str) else {
+    let Some(method) = obj.get("method").and_then(Json::as_str).map(str::to_string) else {
         if obj.contains_key("result") || obj.contains_key("error") {
-            return None; // a response to nothing we asked: drop it
+            return Dispatch::Now(None); // a response to nothing we asked: drop it
         }
-        return Some(error(id, -32600, "invalid request: no method"));
+        return Dispatch::Now(Some(error(id, -32600, "invalid request: no method")));
     };
     // A request without an id is a notification. (PicoClaw's events may
     // carry id 0; they are recognised by method. A request with id 0 is
     // still answered: silence would make PicoClaw skip us, failing open.)
     let notification = id.is_null();
     if !(id.is_null() || id.is_string() || id.is_number()) {
-        return Some(error(Json::Null, -32600, "invalid request: bad id"));
+        return Dispatch::Now(Some(error(Json::Null, -32600, "invalid request: bad id")));
     }
-    let empty = Json::Object(Map::new());
-    let params = obj.get("params").unwrap_or(&empty);
-    let answer = match method {
+    let answer = match method.as_str() {
         "hook.hello" => json!({"ok": true, "name": "hook-policy"}),
-        "hook.runtime_event" | "hook.event" => return None,
+        "hook.runtime_event" | "hook.event" => return Dispatch::Now(None),
         "hook.after_llm" | "hook.after_tool" => json!({"action": "continue"}),
-        "hook.before_llm" => before_llm(live, params, sc),
-        "hook.before_tool" | "hook.approve_tool" => {
-            let approval = method == "hook.approve_tool";
-            tool(live, params, approval, sc)
-        }
-        _ => {
-            if notification {
-                return None;
+        m => match Decided::of(m) {
+            Some(_) if notification => return Dispatch::Now(None),
+            Some(decided) => {
+                let mut params = obj.remove("params").unwrap_or_else(|| json!({}));
+                if decided != Decided::BeforeLlm {
+                    normalise_arguments(&mut params);
+                }
+                return Dispatch::Decide(Request {
+                    id,
+                    method: decided,
+                    params,
+                    line: keep_line.then(|| line.to_vec()),
+                    received: Instant::now(),
+                });
             }
-            return Some(error(id, -32601, &format!("method not found: {method}")));
-        }
+            None if notification => return Dispatch::Now(None),
+            None => {
+                return Dispatch::Now(Some(error(
+                    id,
+                    -32601,
+                    &format!("method not found: {method}"),
+                )))
+            }
+        },
     };
     if notification && method != "hook.hello" {
-        return None;
+        return Dispatch::Now(None);
     }
-    Some(result(id, answer))
+    Dispatch::Now(Some(result(id, answer)))
 }
 
-fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext<'_>) -> Json {
+/// Go omits an empty `arguments` map (`omitempty` on `ToolCallHookRequest`
+/// and `ToolApprovalRequest` in pkg/agent/hooks.go), so a call without
+/// arguments has no `arguments` key; rules see `{}` instead, as they would
+/// for the same call from any other harness.
+fn normalise_arguments(params: &mut Json) {
+    if let Some(obj) = params.as_object_mut() {
+        match obj.get("arguments") {
+            None | Some(Json::Null) => {
+                obj.insert("arguments".into(), Json::Object(Map::new()));
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Decides one line on the calling thread: what a worker would answer, or
+/// the immediate reply; `None` when nothing is said. (The server proper
+/// decides concurrently; this is its single-request form, which the fuzz
+/// target `jsonrpc_line` drives.)
+pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext) -> Option<Json> {
+    match dispatch(line, false) {
+        Dispatch::Now(reply) => reply,
+        Dispatch::Decide(req) => {
+            let outcome = match req.method {
+                Decided::BeforeLlm => before_llm(live, &req.params, sc),
+                m => tool(live, &req.params, m == Decided::ApproveTool, sc),
+            };
+            Some(result(req.id, outcome.answer))
+        }
+    }
+}
+
+fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext) -> Outcome {
     let deny = |reason: String| {
         if approval {
             json!({"approved": false, "reason": reason})
@@ -227,15 +557,18 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext<'_>)
     let empty = Json::Object(Map::new());
     let args = params.get("arguments").unwrap_or(&empty);
     if name.is_empty() || !args.is_object() {
-        return deny("hook-policy could not decide, so it denies (fail closed): the request has no tool name or no arguments object".into());
+        let why = "the request has no tool name or no arguments object";
+        return Outcome {
+            answer: deny(format!(
+                "hook-policy could not decide, so it denies (fail closed): {why}"
+            )),
+            matched: Vec::new(),
+            rule: None,
+            error: Some(why.into()),
+        };
     }
     let mut source = PolicySource::compiled(live.get());
-    let ctx = DecideContext {
-        harness: Harness::PicoClaw.name(),
-        project_root: sc.project_root,
-        home: sc.home,
-    };
-    let context = context_of(sc, params);
+    let context = sc.context_of(params);
     let d = tool_call::decide_call(
         &mut source,
         Harness::PicoClaw,
@@ -244,12 +577,13 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext<'_>)
         params,
         approval,
         context,
-        ctx,
+        sc.decide_context(),
     );
     for n in &d.notes {
         eprintln!("hook-policy: picoclaw: {n}");
     }
-    match (d.verdict, approval) {
+    let error = d.failed.then(|| d.notes.join("; "));
+    let answer = match (d.verdict, approval) {
         (Verdict::Deny(reason) | Verdict::Ask(reason), _) => deny(reason),
         (Verdict::Rewrite(args), false) => {
             json!({"action": "modify", "call": {"tool": name, "arguments": args}})
@@ -257,20 +591,30 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext<'_>)
         // An approver answers yes or no; with nothing against the call, yes.
         (_, true) => json!({"approved": true}),
         (_, false) => json!({"action": "continue"}),
+    };
+    Outcome {
+        answer,
+        matched: d.matched,
+        rule: d.rule,
+        error,
     }
 }
 
 /// before_llm: `request` rules merge into the request's `options` (the
 /// model name goes to `model`); messages and tools pass through unchanged.
-fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext<'_>) -> Json {
-    let continue_ = json!({"action": "continue"});
+fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext) -> Outcome {
+    let continue_ = || Outcome::quiet(json!({"action": "continue"}));
+    let failed = |message: String| Outcome {
+        error: Some(message),
+        ..continue_()
+    };
     let prepared = live.get();
     let policy = match &*prepared {
         Prepared::Ready(p) => p,
         Prepared::Broken { message, .. } => {
             // Request merges fail open.
             eprintln!("hook-policy: picoclaw: before_llm: the policy does not load: {message}");
-            return continue_;
+            return failed(format!("the policy does not load: {message}"));
         }
     };
     let mut body = Map::new();
@@ -284,36 +628,39 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext<'_>) -> Json {
             body.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
-    let payload = json!({"context_name": context_of(sc, params), "request_body": body});
-    let ctx = DecideContext {
-        harness: Harness::PicoClaw.name(),
-        project_root: sc.project_root,
-        home: sc.home,
-    };
+    let payload = json!({"context_name": sc.context_of(params), "request_body": body});
     let hook = crate::catalogue::hook("pre_api_request").expect("catalogued");
-    let d = match engine::run(policy, "pre_api_request", &payload, ctx) {
+    let d = match engine::run(policy, "pre_api_request", &payload, sc.decide_context()) {
         engine::Outcome::Decided(d) if d.error_summary().is_none() => d,
         engine::Outcome::Decided(d) => {
             debug_assert_eq!(
                 engine::failure_mode(hook, policy.on_error),
                 FailureMode::Open
             );
-            eprintln!(
-                "hook-policy: picoclaw: before_llm: {}",
-                d.error_summary().unwrap_or_default()
-            );
-            return continue_;
+            let m = d.error_summary().unwrap_or_default();
+            eprintln!("hook-policy: picoclaw: before_llm: {m}");
+            return failed(m);
         }
         engine::Outcome::Failed(m) => {
             eprintln!("hook-policy: picoclaw: before_llm: {m}");
-            return continue_;
+            return failed(m);
         }
     };
     if d.request.is_empty() {
-        return continue_;
+        return Outcome {
+            matched: d.matched,
+            ..continue_()
+        };
     }
     let mut request = Map::new();
-    for key in ["model", "messages", "tools"] {
+    for key in [
+        "meta",
+        "context",
+        "model",
+        "messages",
+        "tools",
+        "graceful_terminal",
+    ] {
         if let Some(v) = params.get(key) {
             request.insert(key.into(), v.clone());
         }
@@ -331,52 +678,39 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext<'_>) -> Json {
         }
     }
     request.insert("options".into(), Json::Object(options));
-    json!({"action": "modify", "request": request})
-}
-
-/// Reads one line of at most [`MAX_LINE`] bytes. `Ok(None)` at end of input;
-/// `Err(n)` when the line was longer (it has been consumed).
-fn read_line(
-    input: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-) -> std::io::Result<Option<Result<(), usize>>> {
-    buf.clear();
-    let mut too_long = 0usize;
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(if buf.is_empty() && too_long == 0 {
-                None
-            } else if too_long > 0 {
-                Some(Err(too_long))
-            } else {
-                Some(Ok(()))
-            });
-        }
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], Some(i + 1)),
-            None => (chunk, None),
-        };
-        if too_long == 0 && buf.len() + part.len() <= MAX_LINE {
-            buf.extend_from_slice(part);
-        } else {
-            too_long = too_long.max(buf.len()) + part.len();
-            buf.clear();
-        }
-        let used = done.unwrap_or(chunk.len());
-        input.consume(used);
-        if done.is_some() {
-            return Ok(Some(if too_long > 0 { Err(too_long) } else { Ok(()) }));
-        }
+    Outcome {
+        answer: json!({"action": "modify", "request": request}),
+        matched: d.matched,
+        rule: None,
+        error: None,
     }
 }
+
+/// How many requests are decided at once. Decisions take microseconds to
+/// milliseconds; the pool is there so that one slow decision does not hold
+/// up the others, not for throughput.
+const WORKERS: usize = 4;
+/// Workers that may be written off (stuck past their deadline) and
+/// replaced; past that, requests still get their failure reply on time.
+const SPARE_WORKERS: usize = 8;
+
+/// PicoClaw skips an interceptor after 5 s by default
+/// (`defaultHookInterceptorTimeout`, pkg/agent/hooks.go;
+/// `hooks.defaults.interceptor_timeout_ms` changes it).
+pub const PICOCLAW_INTERCEPTOR_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The deadline of one request when `HOOK_POLICY_DEADLINE_MS` is not set:
+/// below PicoClaw's interceptor timeout, with room for the time a request
+/// spends in pipes and in the queue, so the answer is ours and not a skip.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(3);
 
 /// Serves until stdin closes. Returns the process exit status.
 pub fn serve(
     paths: &[PathBuf],
     context_name: Option<&str>,
+    workspace: Option<&Path>,
     input: &mut dyn BufRead,
-    output: &mut dyn Write,
+    output: Box<dyn Write + Send>,
 ) -> i32 {
     let seen = fingerprint(paths);
     let prepared = engine::prepare(paths, None);
@@ -385,62 +719,129 @@ pub fn serve(
     }
     let live = Arc::new(LivePolicy::new(prepared));
     watch(paths.to_vec(), live.clone(), seen);
-    let project_root = std::env::current_dir()
-        .map(|d| d.display().to_string())
-        .unwrap_or_else(|_| "/".into());
-    let home = std::env::var("HOME").ok();
+    let deadline = Watchdog::deadline_from_env_or(DEFAULT_DEADLINE);
+    if deadline >= PICOCLAW_INTERCEPTOR_TIMEOUT {
+        eprintln!(
+            "hook-policy: picoclaw: {} is {} ms, not below PicoClaw's interceptor timeout ({} ms by default): a slow before_tool would be skipped and the tool run",
+            watchdog::ENV_VAR,
+            deadline.as_millis(),
+            PICOCLAW_INTERCEPTOR_TIMEOUT.as_millis()
+        );
+    }
     let sc = ServeContext {
-        project_root: &project_root,
-        home: home.as_deref(),
-        context_name,
+        project_root: workspace::resolve(workspace).display().to_string(),
+        home: std::env::var("HOME").ok(),
+        context_name: context_name.map(str::to_string),
     };
+    let decider = Arc::new(Decider {
+        live: live.clone(),
+        sc,
+        out: Mutex::new(output),
+        gone: AtomicBool::new(false),
+    });
+    let workers = pool::Pool::start(decider.clone(), WORKERS, SPARE_WORKERS, deadline);
     let mut line = Vec::new();
-    loop {
-        let reply = match read_line(input, &mut line) {
-            Ok(None) => return 0,
+    let status = loop {
+        if decider.gone.load(Ordering::SeqCst) {
+            break 0; // PicoClaw went away
+        }
+        let read = framing::read_line(input, &mut line, framing::READ_LIMIT);
+        let reply = match read {
+            Ok(None) => break 0,
             Err(e) => {
                 eprintln!("hook-policy: picoclaw: cannot read stdin: {e}");
-                return 1;
+                break 1;
             }
-            Ok(Some(Err(n))) => Some(error(
-                Json::Null,
-                -32600,
-                &format!("invalid request: the line is {n} bytes; the limit is {MAX_LINE}"),
-            )),
-            Ok(Some(Ok(()))) => {
+            Ok(Some(framing::Line::TooLong { len, head })) => too_long(&live, len, &head),
+            Ok(Some(framing::Line::Whole)) => {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                handle_line(&live, &line, &sc)
+                let keep = log_path(&live).is_some();
+                match dispatch(&line, keep) {
+                    Dispatch::Now(reply) => reply,
+                    Dispatch::Decide(req) => {
+                        workers.submit(req);
+                        None
+                    }
+                }
             }
         };
+        if line.capacity() > 4 * framing::PICOCLAW_READ_LIMIT {
+            line = Vec::new(); // do not hold on to a huge buffer
+        }
         if let Some(reply) = reply {
-            let mut text = reply.to_string();
-            text.push('\n');
-            if output
-                .write_all(text.as_bytes())
-                .and_then(|_| output.flush())
-                .is_err()
-            {
-                // PicoClaw went away.
-                return 0;
+            decider.write(&framing::fit(&reply, |why| {
+                failure_answer(None, on_error_of(&live), why)
+            }));
+        }
+    };
+    workers.finish();
+    status
+}
+
+/// The answer to a line too long to read: the failure reply of its method,
+/// to the id at its head. Without a readable id nothing can be matched, so
+/// the error goes to stderr (PicoClaw logs it) and PicoClaw's own timeout
+/// decides.
+fn too_long(live: &LivePolicy, len: usize, head: &[u8]) -> Option<Json> {
+    let why = format!(
+        "the request is {len} bytes; the limit is {}",
+        framing::READ_LIMIT
+    );
+    let h = framing::scan_head(head);
+    let method = h.method.as_deref().and_then(Decided::of);
+    eprintln!(
+        "hook-policy: picoclaw: {}: {why}",
+        h.method.as_deref().unwrap_or("a request")
+    );
+    match h.id {
+        Some(id) if !id.is_null() => {
+            if let (Some(m), Some(path)) = (method, log_path(live)) {
+                let record = decision_log::Record {
+                    harness: Harness::PicoClaw.name(),
+                    hook: m.log_name(),
+                    decision: "error",
+                    matched: &[],
+                    rule: None,
+                    reason_template: None,
+                    error: Some(&why),
+                    payload: head,
+                    micros: 0,
+                };
+                if let Err(e) = decision_log::append(&path, &record) {
+                    eprintln!(
+                        "hook-policy: picoclaw: cannot write the decision log {}: {e}",
+                        path.display()
+                    );
+                }
             }
+            Some(result(id, failure_answer(method, on_error_of(live), &why)))
+        }
+        _ => {
+            eprintln!("hook-policy: picoclaw: no id in the first bytes of the line; it cannot be answered");
+            None
         }
     }
 }
 
-/// The `hooks.processes` entry for PicoClaw's configuration.
-pub fn config_snippet(exe: &std::path::Path, policy: &[PathBuf]) -> Json {
+/// The `hooks.processes` entry for PicoClaw's configuration. The server
+/// runs in the workspace and is told it (`--workspace`), so relative paths
+/// are judged where PicoClaw's tools resolve them.
+pub fn config_snippet(exe: &Path, policy: &[PathBuf], workspace: &Path) -> Json {
     let mut command = vec![exe.display().to_string(), "serve".into(), "picoclaw".into()];
     for p in policy {
         command.push("--policy".into());
         command.push(p.display().to_string());
     }
+    command.push("--workspace".into());
+    command.push(workspace.display().to_string());
     json!({"hooks": {"processes": {"hook-policy": {
         "enabled": true,
         "priority": 0,
         "transport": "stdio",
         "command": command,
+        "dir": workspace.display().to_string(),
         "observe": [],
         "intercept": ["before_llm", "before_tool", "approve_tool"],
     }}}})
@@ -451,17 +852,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_lines_are_consumed_and_refused_and_the_next_line_is_read() {
-        let mut data = vec![b'x'; MAX_LINE + 10];
-        data.extend_from_slice(b"\n{\"a\":1}\n");
-        let mut input = std::io::Cursor::new(data);
-        let mut buf = Vec::new();
+    fn calls_without_arguments_get_empty_ones() {
+        let mut p = json!({"tool": "list_dir"});
+        normalise_arguments(&mut p);
+        assert_eq!(p, json!({"tool": "list_dir", "arguments": {}}));
+        let mut p = json!({"tool": "x", "arguments": {"a": 1}});
+        normalise_arguments(&mut p);
+        assert_eq!(p["arguments"], json!({"a": 1}));
+    }
+
+    #[test]
+    fn failure_answers_follow_each_hooks_failure_mode() {
+        let open = Some(OnError::FailOpen);
         assert_eq!(
-            read_line(&mut input, &mut buf).unwrap(),
-            Some(Err(MAX_LINE + 10))
+            failure_answer(Some(Decided::BeforeTool), None, "x")["action"],
+            "deny_tool"
         );
-        assert_eq!(read_line(&mut input, &mut buf).unwrap(), Some(Ok(())));
-        assert_eq!(buf, b"{\"a\":1}");
-        assert_eq!(read_line(&mut input, &mut buf).unwrap(), None);
+        assert_eq!(
+            failure_answer(Some(Decided::ApproveTool), None, "x")["approved"],
+            false
+        );
+        assert_eq!(
+            failure_answer(Some(Decided::BeforeLlm), None, "x")["action"],
+            "continue"
+        );
+        assert_eq!(
+            failure_answer(Some(Decided::BeforeTool), open, "x")["action"],
+            "continue"
+        );
+        assert_eq!(
+            failure_answer(Some(Decided::ApproveTool), open, "x")["approved"],
+            true
+        );
+        let unknown = failure_answer(None, open, "x");
+        assert_eq!(
+            (&unknown["action"], &unknown["approved"]),
+            (&json!("deny_tool"), &json!(false))
+        );
     }
 }

@@ -136,20 +136,25 @@ pub fn permission_checks(
     let action = mapping(harness, tool).map_or(Other, |m| m.action);
     let mut out = Vec::new();
     match action {
-        Shell { command } => {
-            // Codex may pass the command as argv (`["bash", "-lc", "..."]`):
-            // quoted back into one line, the shell analysis sees through it.
-            // A shell tool without a command is still a shell call: check the
-            // empty line rather than nothing.
-            let line = command
-                .iter()
-                .find_map(|k| match args.get(*k) {
-                    Some(Json::String(s)) => Some(s.clone()),
-                    Some(Json::Array(words)) => Some(argv_line(words)),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            out.push(shell(&line));
+        Shell { command } => out.push(shell(&command_line(args, command))),
+        ShellSession {
+            command,
+            input,
+            keys,
+        } => {
+            let mut typed = first_str(args, input).unwrap_or("").to_string();
+            typed.push_str(&super::typed_input::keys_text(
+                first_str(args, keys).unwrap_or(""),
+            ));
+            let line = command_line(args, command);
+            // A call that types submits lines of its own; one that types
+            // nothing is judged by its command (empty for list/poll/kill).
+            if !typed.is_empty() {
+                out.push(shell(&super::typed_input::submitted(&typed)));
+            }
+            if !line.is_empty() || typed.is_empty() {
+                out.push(shell(&line));
+            }
         }
         Read { path } => {
             if let Some(p) = first_str(args, path) {
@@ -173,11 +178,16 @@ pub fn permission_checks(
         }
         Fetch { url } => out.push(fetch(first_str(args, url).unwrap_or(""))),
         Search { path, include } => {
+            use super::search_walk as walk;
             let dir = first_str(args, path).unwrap_or(".");
-            let globs = string_list(args, include);
             let base = call_dir.unwrap_or(root);
-            let files =
-                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?;
+            // Each tool's own file selection (search_walk's module docs).
+            let selection = match harness {
+                ClaudeCode => walk::claude_grep(args),
+                Gemini => walk::gemini_grep(args, base),
+                _ => walk::everything(string_list(args, include)),
+            };
+            let files = walk::files_searched(dir, &selection, base).map_err(|e| e.to_string())?;
             for (i, file) in files.iter().enumerate() {
                 // The directory itself was named; the files below were not.
                 out.push(if i == 0 { read(file) } else { searched(file) });
@@ -193,9 +203,14 @@ pub fn permission_checks(
                 out.push(read(p));
             }
             if !globs.is_empty() {
+                use super::search_walk as walk;
                 let base = call_dir.unwrap_or(root);
-                let files = super::search_walk::files_searched(".", &globs, base)
-                    .map_err(|e| e.to_string())?;
+                let selection = match harness {
+                    Gemini => walk::gemini_read_many(args, globs, base),
+                    _ => walk::everything(globs),
+                };
+                let files =
+                    walk::files_searched(".", &selection, base).map_err(|e| e.to_string())?;
                 for file in files.iter().skip(1) {
                     out.push(searched(file));
                 }
@@ -239,6 +254,21 @@ pub fn permission_checks(
         }
     }
     Ok(out)
+}
+
+/// The command line of a shell call. Codex may pass the command as argv
+/// (`["bash", "-lc", "..."]`): quoted back into one line, the shell analysis
+/// sees through it. A shell tool without a command is still a shell call:
+/// the empty line is checked rather than nothing.
+fn command_line(args: &Json, command: Keys) -> String {
+    command
+        .iter()
+        .find_map(|k| match args.get(*k) {
+            Some(Json::String(s)) => Some(s.clone()),
+            Some(Json::Array(words)) => Some(argv_line(words)),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -820,12 +850,14 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
             "Project root: `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both. Directories added with `--add-dir` are not sent to hooks, so paths in them count as outside the project.",
             "`ask` asks the user, and a rewrite is sent as `ask` with `updatedInput`, never `allow`. Under `claude -p` there is no user to ask: Claude Code refuses an asked call, rewritten ones included.",
             "Events carry `prompt_id` and `effort` (catalogued on `claude_code.PreToolUse`); WebFetch and Monitor are deferred tools that the model first loads with ToolSearch; `Task` is now `Agent`.",
+            "`Grep` runs ripgrep with `--hidden`, `--glob '!.git'` (and `.svn .hg .bzr .jj .sl`), `--type` for `type` and one `--glob` per word of `glob` (GrepTool.ts); no `--no-ignore`, no `-L`. Its check therefore reads hidden files (a `.env` too) but skips what `.gitignore` (inside a git repository), `.ignore` or `.rgignore` leaves out, so `node_modules/` and `target/` do not count against the search bound.",
         ],
         Gemini => &[
             "Read from Gemini CLI 0.61 (`gemini -p --yolo`, real runs) and its source.",
             "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some). Install warns when `hooksConfig` switches hooks, or `hook-policy`, off.",
             "Project root: `GEMINI_PROJECT_DIR` (Gemini sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
             "`ask`: Gemini 0.61 has `decision: ask`, but it hung a headless `--yolo` run until killed, so an ask is answered with a deny.",
+            "`grep_search` runs ripgrep (ripGrep.ts, while `tools.useRipgrep` is on and ripgrep is found): no `--hidden`, `--glob` for `include_pattern`, `--no-ignore` for `no_ignore`, else `--glob '!**/node_modules/**'` and other excludes. Without ripgrep it runs `git grep --untracked` in a git repository, else `grep -r` (grep.ts), which read hidden files; the hook cannot tell which runs, so its check reads hidden files and honours only `.gitignore`. Not checked, as only `git grep` reads them and telling needs git: a file tracked by git yet named in `.gitignore`, and a `node_modules/` (or `.svn`, `.hg`, `bower_components`) that `.gitignore` does not name.",
             "BeforeModel: Gemini takes `model` and, from `llm_request.config`, temperature, maxOutputTokens, topP and topK, unsetting any of the four a reply leaves out; the reply therefore carries the incoming config with the rules' keys changed. Other request keys (stop sequences, ...) are dropped by Gemini; `policy check` warns about them (`lint::request-key-ignored`).",
         ],
         Codex => &[
@@ -837,6 +869,16 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
         Cursor | Copilot | Windsurf => crate::catalogue::tools::vendor_facts(h),
+    }
+}
+
+/// Which files a harness's content search reads, for `docs/adapters.md`
+/// (the rules themselves: `search_walk`'s module docs).
+fn search_selection(h: Harness, include: String) -> String {
+    match h {
+        ClaudeCode => format!("ripgrep with `--hidden` and `--glob '!.git'` (and the other VCS directories): hidden files included; `.gitignore` (in a git repository), `.ignore`, `.rgignore` honoured; {include} as `--glob` (which also reads ignored files it names) and `type` as `--type`"),
+        Gemini => format!("ripgrep, or without it `git grep --untracked` / `grep -r`, so hidden files included; `.gitignore` honoured in a git repository unless `no_ignore` is true or a Gemini settings file sets `respectGitIgnore`; `node_modules .git bower_components .svn .hg` skipped unless `no_ignore`; {include} as `--glob`"),
+        _ => format!("every file but `.git`, that {include} admits (all without one)"),
     }
 }
 
@@ -891,6 +933,15 @@ pub fn markdown() -> String {
             };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
+                ShellSession { command, input, keys: k } => (
+                    "pre_shell_exec, per submitted line",
+                    format!(
+                        "command: {}; the lines typed input {} and keys {} submit (line editing replayed; history and completion are unknowable)",
+                        keys(command),
+                        keys(input),
+                        keys(k)
+                    ),
+                ),
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
                 Action::Write { path, content } => (
                     "pre_file_write",
@@ -911,11 +962,11 @@ pub fn markdown() -> String {
                 ),
                 Search { path, include } => (
                     "pre_file_read, per file",
-                    format!("the directory {} (default `.`) and every file below it that {} admits (all without one), `.git` skipped; more than {} entries: denied", keys(path), keys(include), super::search_walk::MAX_ENTRIES),
+                    format!("the directory {} (default `.`) and every file below it that the tool reads: {}; more than {} entries left after the ignore rules: denied", keys(path), search_selection(h, keys(include)), super::search_walk::MAX_ENTRIES),
                 ),
                 ReadMany { list } => (
                     "pre_file_read, per file",
-                    format!("each path of {}; each glob there, every file below the directory it admits (as a search)", keys(list)),
+                    format!("each path of {}; each glob there, every file below the directory it admits (case ignored), hidden files included, `.gitignore` honoured in a git repository unless `file_filtering_options.respect_git_ignore` is false, `node_modules .git bower_components .svn .hg` skipped unless `useDefaultExcludes` is false", keys(list)),
                 ),
                 Watch { command } => (
                     "pre_shell_exec, pre_fetch_url",

@@ -73,6 +73,14 @@ pub type Keys = &'static [&'static str];
 pub enum Action {
     /// Runs a shell command line: `pre_shell_exec`.
     Shell { command: Keys },
+    /// A shell tool that also types into sessions it started: the command,
+    /// and every line the typed `input` (raw text) or `keys` (key names)
+    /// submit, line editing replayed, are each `pre_shell_exec`.
+    ShellSession {
+        command: Keys,
+        input: Keys,
+        keys: Keys,
+    },
     /// Reads a file or lists a directory: `pre_file_read` (when a path is given).
     Read { path: Keys },
     /// Writes or edits one file: `pre_file_write`.
@@ -186,8 +194,11 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(Codex, "Bash", "shell", Shell { command: &["command"] }),
     map(Codex, "apply_patch", "fs_write", Patch { text: &["command", "patch", "input"] }),
     map(Codex, "mcp__*", "plugin", Other),
-    map(PicoClaw, "exec", "shell", Shell { command: &["command"] }),
+    map(PicoClaw, "exec", "shell", ShellSession { command: &["command"], input: &["data"], keys: &["keys"] }),
+    map(PicoClaw, "cron", "shell", Shell { command: &["command"] }),
     map(PicoClaw, "read_file", "fs_read", Read { path: &["path"] }),
+    map(PicoClaw, "send_file", "fs_read", Read { path: &["path"] }),
+    map(PicoClaw, "load_image", "fs_read", Read { path: &["path"] }),
     map(PicoClaw, "list_dir", "fs_read", Read { path: &["path"] }),
     map(PicoClaw, "write_file", "fs_write", Write { path: &["path"], content: &["content"] }),
     map(PicoClaw, "edit_file", "fs_write", Write { path: &["path"], content: &["new_text", "new_string", "content"] }),
@@ -197,6 +208,7 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(PicoClaw, "spawn", "flow", Other),
     map(PicoClaw, "subagent", "flow", Other),
     map(PicoClaw, "message", "flow", Other),
+    map(PicoClaw, "mcp_*", "plugin", Other),
     // Cursor (cursor.com/docs/agent/hooks): one event per kind of action,
     // named here after the action. beforeShellExecution sends `command`
     // (and `cwd`), beforeReadFile `file_path`; beforeMCPExecution names the
@@ -284,7 +296,7 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
 /// The canonical permission hooks an action is asked at, for listings.
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
-        Shell { .. } => "pre_shell_exec",
+        Shell { .. } | ShellSession { .. } => "pre_shell_exec",
         Read { .. } | Search { .. } | ReadMany { .. } => "pre_file_read",
         Watch { .. } => "pre_shell_exec, pre_fetch_url",
         LoadTools { .. } => "pre_api_tools",

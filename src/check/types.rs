@@ -102,6 +102,7 @@ pub struct Scope {
     /// Fields known to be present, e.g. `url` when the rule has a `url:`
     /// matcher (a matcher never matches an absent subject).
     present: Vec<&'static str>,
+    guards: Vec<String>,
 }
 
 impl Scope {
@@ -109,11 +110,19 @@ impl Scope {
         Scope {
             hooks,
             present: Vec::new(),
+            guards: Vec::new(),
         }
     }
 
     pub fn with_present(mut self, fields: Vec<&'static str>) -> Scope {
         self.present = fields;
+        self
+    }
+
+    /// Fields the rule's `when` guards, for its effects (they run only
+    /// when it held).
+    pub fn with_guards(mut self, fields: Vec<String>) -> Scope {
+        self.guards = fields;
         self
     }
 
@@ -181,8 +190,9 @@ pub enum Want {
 
 /// Checks one expression against the scope of its rule.
 pub fn check(expr: &IdedExpr, scope: &Scope, want: Want) -> Vec<TypeProblem> {
-    let mut guarded = guarded_fields(expr);
+    let mut guarded = guards_of(expr);
     guarded.extend(scope.present.iter().map(|f| f.to_string()));
+    guarded.extend(scope.guards.iter().cloned());
     let mut checker = Checker {
         scope,
         locals: Vec::new(),
@@ -215,15 +225,19 @@ pub fn check(expr: &IdedExpr, scope: &Scope, want: Want) -> Vec<TypeProblem> {
     checker.problems
 }
 
-/// Fields tested with `has(payload.x)` or `has(x.y)` anywhere in the expression.
-fn guarded_fields(expr: &IdedExpr) -> Vec<String> {
+/// Fields tested with `has(payload.x)`, `has(x.y)` or `'y' in x` anywhere
+/// in the expression.
+pub fn guards_of(expr: &IdedExpr) -> Vec<String> {
     let mut out = Vec::new();
-    crate::expr::ast::visit(expr, &mut |node| {
-        if let Expr::Select(s) = &node.expr {
-            if s.test {
-                out.push(s.field.clone());
+    crate::expr::ast::visit(expr, &mut |node| match &node.expr {
+        Expr::Select(s) if s.test => out.push(s.field.clone()),
+        Expr::Call(c) if c.func_name == operators::IN => {
+            if let Some(Expr::Literal(LiteralValue::String(key))) = c.args.first().map(|a| &a.expr)
+            {
+                out.push(key.to_string());
             }
         }
+        _ => {}
     });
     out
 }
@@ -412,7 +426,30 @@ impl Checker<'_> {
                     }
                 }
             }
-            Known::Map | Known::Dyn => Known::Dyn,
+            Known::Map => {
+                // A key of a tool call's arguments (`arguments`,
+                // `tool_input`) is there only when the call passed it; a
+                // call without it (another tool, a tool with no arguments)
+                // makes the read an error, and a permission hook then
+                // denies every such call.
+                let map =
+                    dotted(operand_of(e)).filter(|m| TOOL_ARGUMENT_MAPS.contains(&m.as_str()));
+                if let Some(map) = map {
+                    if !self.guarded.iter().any(|g| g == field)
+                        && !self.locals.iter().any(|(n, _)| Some(n.as_str()) == root)
+                    {
+                        self.problem(
+                            e,
+                            "cel::unguarded-optional",
+                            format!("`{map}.{field}` is only there when the call passes it; reading it when absent is an error"),
+                            Some(format!("guard it: has({map}.{field}) && ... (or '{field}' in {map})")),
+                            true,
+                        );
+                    }
+                }
+                Known::Dyn
+            }
+            Known::Dyn => Known::Dyn,
             other => {
                 self.problem(
                     e,
@@ -692,6 +729,27 @@ fn logical_symbol(name: &str) -> &'static str {
     }
 }
 
+/// The payload fields holding a tool call's arguments, whose keys vary
+/// from call to call.
+const TOOL_ARGUMENT_MAPS: &[&str] = &["arguments", "tool_input"];
+
+/// The operand of a field selection.
+fn operand_of(e: &IdedExpr) -> &IdedExpr {
+    match &e.expr {
+        Expr::Select(s) => &s.operand,
+        _ => e,
+    }
+}
+
+/// `a.b.c` for a chain of selections on a variable.
+fn dotted(expr: &IdedExpr) -> Option<String> {
+    match &expr.expr {
+        Expr::Ident(n) => Some(n.clone()),
+        Expr::Select(s) if !s.test => Some(format!("{}.{}", dotted(&s.operand)?, s.field)),
+        _ => None,
+    }
+}
+
 fn root_name(expr: &IdedExpr) -> Option<&str> {
     match &expr.expr {
         Expr::Ident(n) => Some(n),
@@ -760,6 +818,27 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_a_calls_arguments_need_a_guard() {
+        // A call without `path` (PicoClaw omits empty arguments altogether)
+        // would fail this rule, and the permission hook would deny it.
+        for hook in ["picoclaw.before_tool", "picoclaw.approve_tool", "pre_tool"] {
+            let p = problems("arguments.path.startsWith('/etc')", &[hook]);
+            assert_eq!(p.len(), 1, "{hook}: {p:?}");
+            assert_eq!(p[0].0, "cel::unguarded-optional");
+            assert!(p[0].1.contains("`arguments.path`"), "{}", p[0].1);
+        }
+        for guarded in [
+            "has(arguments.path) && arguments.path.startsWith('/etc')",
+            "'path' in arguments && arguments.path.startsWith('/etc')",
+        ] {
+            assert!(
+                problems(guarded, &["picoclaw.before_tool"]).is_empty(),
+                "{guarded}"
+            );
+        }
+    }
+
+    #[test]
     fn wrong_types_and_non_boolean_conditions() {
         assert_eq!(
             problems("tools.contains('x')", &["pre_api_tools"])[0].0,
@@ -806,7 +885,7 @@ mod tests {
                 "has(payload.fuel_remaining) && fuel_remaining < 2.5",
                 "pre_agentic_loop",
             ),
-            ("arguments.count > 3", "pre_tool"),
+            ("has(arguments.count) && arguments.count > 3", "pre_tool"),
             ("'x' in arguments", "pre_tool"),
             ("tool_name in ['a', 'b']", "pre_tool"),
             ("size(command) * 2 > 10", "pre_shell_exec"),

@@ -309,9 +309,9 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
         .unwrap_or_else(|| "/".into());
     let home = std::env::var("HOME").ok();
     let sc = picoclaw::ServeContext {
-        project_root: &project_root,
-        home: home.as_deref(),
-        context_name: args.context.as_deref(),
+        project_root: project_root.clone(),
+        home: home.clone(),
+        context_name: args.context.clone(),
     };
     let line: Vec<u8> = bytes.iter().copied().filter(|b| *b != b'\n').collect();
     let reply = picoclaw::handle_line(&live, &line, &sc);

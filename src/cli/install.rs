@@ -12,7 +12,7 @@ use crate::adapters::tool_call::Harness;
 use crate::adapters::{agent_settings, chibi, picoclaw};
 use crate::engine::{self, Prepared};
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Subcommand)]
 pub enum InstallTarget {
@@ -30,6 +30,10 @@ pub enum InstallTarget {
         /// Policy files or directories.
         #[arg(long, short, required = true)]
         policy: Vec<PathBuf>,
+        /// PicoClaw's workspace, the project root (default: the one
+        /// PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
     },
     /// Print, or merge into --settings, Claude Code's PreToolUse hook entry.
     ClaudeCode(AgentInstall),
@@ -61,7 +65,9 @@ pub struct AgentInstall {
 pub fn run(target: InstallTarget) -> ExitStatus {
     let result = match target {
         InstallTarget::Chibi { home, policy } => chibi_plugin(home, &policy),
-        InstallTarget::Picoclaw { policy } => picoclaw_entry(&policy),
+        InstallTarget::Picoclaw { policy, workspace } => {
+            picoclaw_entry(&policy, workspace.as_deref())
+        }
         InstallTarget::ClaudeCode(a) => agent_settings(Harness::ClaudeCode, a),
         InstallTarget::Gemini(a) => agent_settings(Harness::Gemini, a),
         InstallTarget::Codex(a) => agent_settings(Harness::Codex, a),
@@ -88,11 +94,13 @@ fn chibi_plugin(home: Option<PathBuf>, policy: &[PathBuf]) -> Result<(), String>
     Ok(())
 }
 
-fn picoclaw_entry(policy: &[PathBuf]) -> Result<(), String> {
+fn picoclaw_entry(policy: &[PathBuf], workspace: Option<&Path>) -> Result<(), String> {
     let (exe, policy) = install_paths(policy)?;
+    let workspace = picoclaw::workspace::resolve(workspace);
     outln!(
         "{}",
-        serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy)).unwrap_or_default()
+        serde_json::to_string_pretty(&picoclaw::config_snippet(&exe, &policy, &workspace))
+            .unwrap_or_default()
     );
     errln!("Add this under PicoClaw's configuration; it intercepts before_llm, before_tool and approve_tool.");
     Ok(())

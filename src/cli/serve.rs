@@ -42,6 +42,10 @@ pub enum ServeTarget {
         /// request's meta.AgentID, else `default`).
         #[arg(long)]
         context: Option<String>,
+        /// PicoClaw's workspace, the project root rules see (default: the
+        /// one PicoClaw's configuration names, else ~/.picoclaw/workspace).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
     },
 }
 
@@ -68,12 +72,17 @@ pub fn hook(args: HookArgs) -> ExitStatus {
 
 pub fn serve(target: ServeTarget) -> ExitStatus {
     match target {
-        ServeTarget::Picoclaw { policy, context } => {
+        ServeTarget::Picoclaw {
+            policy,
+            context,
+            workspace,
+        } => {
             let code = picoclaw::serve(
                 &policy,
                 context.as_deref(),
+                workspace.as_deref(),
                 &mut std::io::stdin().lock(),
-                &mut std::io::stdout().lock(),
+                Box::new(std::io::stdout()),
             );
             ExitStatus::from_adapter(code)
         }

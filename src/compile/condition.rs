@@ -304,7 +304,15 @@ impl RuleCompiler<'_> {
                 }
             }
         }
-        let scope = crate::check::types::Scope::new(hooks).with_present(present);
+        let mut scope = crate::check::types::Scope::new(hooks).with_present(present);
+        // Effects run only when `when` held: its `has()` guards cover them.
+        if key != "when" {
+            if let Some(when) = rule.when.as_deref() {
+                if let Ok(w) = crate::expr::compile(when) {
+                    scope = scope.with_guards(crate::check::types::guards_of(w.expression()));
+                }
+            }
+        }
         let problems = crate::check::types::check(
             expr,
             &scope,
