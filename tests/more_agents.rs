@@ -713,11 +713,16 @@ fn install_refuses_files_it_cannot_own_and_prints_without_write() {
         r#"{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": []}]}}"#,
     );
     let v2 = t.write("v2.json", r#"{"version": 2, "hooks": {}}"#);
+    let copilot_file = t.write(
+        "copilot.json",
+        r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "./guard.sh"}]}}"#,
+    );
     for (agent, file) in [
         ("cursor", &bad),
         ("windsurf", &claude),
         ("cursor", &v2),
         ("windsurf", &bad),
+        ("cursor", &copilot_file),
     ] {
         let before = std::fs::read(file).unwrap();
         let out = install(
@@ -730,6 +735,16 @@ fn install_refuses_files_it_cannot_own_and_prints_without_write() {
         assert!(stderr(&out).contains("nothing was changed"), "{out:?}");
         assert_eq!(std::fs::read(file).unwrap(), before);
     }
+    // Cursor's own preToolUse hooks are Cursor's, not Copilot's.
+    let cursor_own = t.write(
+        "cursor-own.json",
+        r#"{"version": 1, "hooks": {"preToolUse": [{"command": "./audit.sh", "matcher": "Shell"}]}}"#,
+    );
+    let own = cursor_own.to_str().unwrap();
+    let out = install("cursor", &home, t.path(), &["--settings", own]);
+    assert!(out.status.success(), "{out:?}");
+    let out = install("copilot", &home, t.path(), &["--settings", own]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     // Copilot CLI documents repository hooks only.
     let out = install("copilot", &home, t.path(), &["--write", "--scope", "user"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");

@@ -43,7 +43,22 @@ fn foreign_events(harness: Harness) -> Vec<&'static str> {
         .collect();
     // Claude Code and Gemini CLI settings, and Codex's hooks.json.
     out.extend(["PreToolUse", "BeforeTool", "BeforeModel"]);
+    // Cursor has a preToolUse event of its own (not one we install).
+    if harness == Harness::Cursor {
+        out.retain(|e| *e != "preToolUse");
+    }
     out
+}
+
+/// Whether an existing hook entry has the other camelCase agent's shape:
+/// Copilot CLI's entries run `bash`/`powershell`, Cursor's a `command`.
+fn foreign_entry(harness: Harness, hook: &Json) -> bool {
+    let copilot_style = hook.get("bash").is_some() || hook.get("powershell").is_some();
+    match harness {
+        Harness::Cursor => copilot_style,
+        Harness::Copilot => hook.get("command").is_some() && !copilot_style,
+        _ => false,
+    }
 }
 
 /// The documented location of the agent's hooks file.
@@ -145,6 +160,13 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     if let Some(e) = hooks.keys().find(|k| foreign.contains(&k.as_str())) {
         return Err(format!(
             "{shown} has a `{e}` hook, so it belongs to another agent, not {}: nothing was changed",
+            harness.title()
+        ));
+    }
+    let entries = hooks.values().filter_map(Json::as_array).flatten();
+    if entries.clone().any(|h| foreign_entry(harness, h)) {
+        return Err(format!(
+            "{shown} has hook entries in another agent's form, not {}'s: nothing was changed",
             harness.title()
         ));
     }
