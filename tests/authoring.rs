@@ -954,12 +954,14 @@ fn eval_with_picoclaw_answers_as_the_server_does() {
         &["serve", "picoclaw", "--policy", &policies],
         all.as_bytes(),
     );
-    let served: Vec<Value> = String::from_utf8(served.stdout)
+    let mut served: Vec<Value> = String::from_utf8(served.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(served.len(), 3);
+    // The server decides concurrently: replies come in any order, matched by id.
+    served.sort_by_key(|r| r["id"].as_i64());
     for (request, expected) in requests.iter().zip(&served) {
         let out = policy(
             &["eval", "--harness", "picoclaw", "--policy", &policies],
