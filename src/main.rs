@@ -122,12 +122,26 @@ enum Command {
         #[command(subcommand)]
         harness: ServeTarget,
     },
+    /// List the guardrail packs shipped in this binary, or show one.
+    Packs {
+        #[command(subcommand)]
+        show: Option<PacksShow>,
+        /// Print the full reference as Markdown (docs/packs.md).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Show how each harness's tools map onto the canonical hooks.
     Adapters {
         /// Print the full table as Markdown (docs/adapters.md).
         #[arg(long)]
         markdown: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum PacksShow {
+    /// A pack's rules (id, severity, description, reason) and its test cases.
+    Show { name: String },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -315,6 +329,17 @@ fn run() -> ExitCode {
                 &mut std::io::stdout().lock(),
             );
             ExitCode::from(code as u8)
+        }
+        Command::Packs { show, markdown } => {
+            let name = show.map(|PacksShow::Show { name }| name);
+            match hook_policy::packs::listing::run(name.as_deref(), markdown) {
+                Ok(text) => out!("{text}"),
+                Err(e) => {
+                    errln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            ExitCode::SUCCESS
         }
         Command::Adapters { markdown } => {
             if markdown {
@@ -577,6 +602,12 @@ fn test(paths: Vec<PathBuf>, show_coverage: bool, min_coverage: Option<f64>) -> 
             "\ncoverage: {pct:.1}% of {} rule(s) matched by some case",
             report.rules.len()
         );
+        if !report.shipped_rules.is_empty() {
+            outln!(
+                "  ({} rule(s) of shipped packs not counted: the packs' own tests cover them)",
+                report.shipped_rules.len()
+            );
+        }
         for (id, origin) in report.uncovered() {
             outln!("  not covered: {id} ({origin})");
         }
@@ -735,6 +766,7 @@ fn explain(
                 let mark = match t.outcome {
                     "matched" => "✓",
                     "not matched" => "✗",
+                    "logged" => "○",
                     _ => "!",
                 };
                 out.push_str(&format!(
@@ -757,7 +789,7 @@ fn explain(
                 }
                 if let Some(detail) = &t.detail {
                     let label = match t.outcome {
-                        "matched" => "because",
+                        "matched" | "logged" => "because",
                         "not matched" => "why not",
                         _ => "error",
                     };
@@ -783,6 +815,9 @@ fn explain(
             }
             if let Some(b) = &d.block {
                 out.push_str(&format!("  block: `{}` gives the message\n", b.rule));
+            }
+            for l in &d.logged {
+                out.push_str(&format!("  log only: `{}` would {}\n", l.rule, l.would));
             }
             for (k, w) in &d.arguments {
                 out.push_str(&format!("  arguments.{k}: set by `{}`\n", w.rule));

@@ -58,6 +58,9 @@ pub struct Expect {
     /// These rules must not match.
     #[serde(default)]
     pub not_matched: Vec<String>,
+    /// These log-only rules must match (and, being log-only, change nothing).
+    #[serde(default)]
+    pub logged: Vec<String>,
 }
 
 /// The outcome of one case.
@@ -77,6 +80,8 @@ pub struct Report {
     /// Rules of the tested policies, and those some case saw match.
     pub rules: BTreeSet<(String, String)>,
     pub covered: BTreeSet<String>,
+    /// Rules of enabled shipped packs: not counted in coverage.
+    pub shipped_rules: BTreeSet<String>,
 }
 
 impl Report {
@@ -188,7 +193,13 @@ fn run_file(file: &Path, report: &mut Report) -> Result<(), String> {
         ));
     }
     for rule in &policy.rules {
-        report.rules.insert((rule.id.clone(), rule.origin.clone()));
+        // Rules of shipped packs are covered by the packs' own tests
+        // (`policy test packs/` in this repository).
+        if rule.shipped {
+            report.shipped_rules.insert(rule.id.clone());
+        } else {
+            report.rules.insert((rule.id.clone(), rule.origin.clone()));
+        }
     }
     for case in &tests.tests {
         let failures = run_case(case, dir, &policy, report);
@@ -243,11 +254,15 @@ fn run_case(
     };
     let outcome = engine::run(policy, hook.name, &payload, ctx);
     let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
-    let matched: Vec<String> = match &outcome {
-        Outcome::Decided(d) => d.matched.clone(),
-        Outcome::Failed(_) => Vec::new(),
+    let (matched, logged): (Vec<String>, Vec<String>) = match &outcome {
+        Outcome::Decided(d) => (
+            d.matched.clone(),
+            d.logged.iter().map(|l| l.rule.clone()).collect(),
+        ),
+        Outcome::Failed(_) => (Vec::new(), Vec::new()),
     };
     report.covered.extend(matched.iter().cloned());
+    report.covered.extend(logged.iter().cloned());
 
     if let Some(expected) = &case.expect.reply {
         if *expected != reply.json {
@@ -270,8 +285,16 @@ fn run_case(
             ));
         }
     }
+    for rule in &case.expect.logged {
+        if !logged.contains(rule) {
+            failures.push(format!(
+                "rule `{rule}` was not logged (logged: {})",
+                list(&logged)
+            ));
+        }
+    }
     for rule in &case.expect.not_matched {
-        if matched.contains(rule) {
+        if matched.contains(rule) || logged.contains(rule) {
             failures.push(format!("rule `{rule}` matched but must not"));
         }
     }
@@ -297,6 +320,7 @@ fn known_rules(expect: &Expect, policy: &crate::compile::CompiledPolicy) -> Vec<
         .matched
         .iter()
         .chain(&expect.not_matched)
+        .chain(&expect.logged)
         .filter(|id| !policy.rules.iter().any(|r| &r.id == *id))
         .map(|id| format!("no rule `{id}` in the tested policy"))
         .collect()

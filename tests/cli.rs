@@ -187,11 +187,11 @@ fn eval_reads_captured_fixtures_and_explains() {
     assert_eq!(stdout_json(&out)["denied"], json!(true));
     let explanation = stderr(&out);
     assert!(
-        explanation.contains("✓ no-recursive-force-delete"),
+        explanation.contains("✓ core.recursive-force-delete"),
         "{explanation}"
     );
     assert!(
-        explanation.contains("✗ no-unknowable-commands"),
+        explanation.contains("✗ core.opaque-command"),
         "{explanation}"
     );
     assert!(explanation.contains("because: runs rm"), "{explanation}");
@@ -201,7 +201,7 @@ fn eval_reads_captured_fixtures_and_explains() {
         explanation.contains("5 rule(s) for this hook, 3 candidate(s) after indexing"),
         "{explanation}"
     );
-    assert!(!explanation.contains("no-force-push"), "{explanation}");
+    assert!(!explanation.contains("core.force-push"), "{explanation}");
 }
 
 #[test]
@@ -334,6 +334,15 @@ fn every_schema_example_is_valid_and_whole_examples_load() {
                 let mut header = serde_json::json!({"name": "p", "version": 1, "description": "d"});
                 header[prop] = example.clone();
                 serde_json::json!({ "version": 1, "pack": header })
+            }
+            "PackSelection" => serde_json::json!({ "version": 1, "packs": inner }),
+            "PackException" => {
+                let mut exception = serde_json::json!({ "rules": "git.reset-hard" });
+                if !["paths", "commands", "hosts"].contains(&prop) {
+                    exception["commands"] = serde_json::json!(["git reset --hard HEAD"]);
+                }
+                exception[prop] = example.clone();
+                serde_json::json!({ "version": 1, "packs": { "except": [exception] } })
             }
             "Rule" => rule((prop, example.clone())),
             "ShellMatch" => rule(("shell", inner)),

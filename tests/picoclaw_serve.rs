@@ -263,7 +263,7 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
             reply["reason"]
                 .as_str()
                 .unwrap()
-                .contains("no-recursive-force-delete"),
+                .contains("core.recursive-force-delete"),
             "{reply}"
         );
     }

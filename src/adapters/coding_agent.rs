@@ -44,6 +44,8 @@ pub struct Reply {
     pub kind: &'static str,
     pub matched: Vec<String>,
     pub rule: Option<String>,
+    /// Log-only rules that matched: what they would have done.
+    pub logged: Vec<crate::eval::Logged>,
 }
 
 impl Reply {
@@ -54,6 +56,7 @@ impl Reply {
             kind: "none",
             matched: Vec::new(),
             rule: None,
+            logged: Vec::new(),
         }
     }
 }
@@ -124,6 +127,7 @@ fn failure(harness: Harness, on_error: Option<crate::model::OnError>, message: &
         kind: "error",
         matched: Vec::new(),
         rule: None,
+        logged: Vec::new(),
     }
 }
 
@@ -220,9 +224,15 @@ fn render(harness: Harness, d: CallDecision) -> Reply {
     Reply {
         json,
         stderr,
-        kind: if d.failed { "error" } else { kind },
+        kind: match (d.failed, kind) {
+            (true, _) => "error",
+            // Only log-only rules had something to say.
+            (false, "none") if !d.logged.is_empty() => "log",
+            (false, kind) => kind,
+        },
         matched: d.matched,
         rule: d.rule,
+        logged: d.logged,
     }
 }
 
@@ -306,6 +316,7 @@ fn gemini_before_model(
         kind: "modify",
         matched: d.matched.clone(),
         rule: None,
+        logged: d.logged.clone(),
     }
 }
 
@@ -390,6 +401,7 @@ fn log_call(
         hook: "tool_call",
         decision: reply.kind,
         matched: &reply.matched,
+        logged: &reply.logged,
         rule: reply.rule.as_deref(),
         reason_template: None,
         error: None,

@@ -450,6 +450,8 @@ pub struct CallDecision {
     pub verdict: Verdict,
     /// Rules that matched, over every question asked.
     pub matched: Vec<String>,
+    /// Log-only rules that matched, for the decision log.
+    pub logged: Vec<crate::eval::Logged>,
     /// The rule the verdict comes from, if one rule gave it.
     pub rule: Option<String>,
     /// Problems worth a line on stderr.
@@ -524,6 +526,7 @@ pub fn decide_call(
     let mut out = CallDecision {
         verdict: Verdict::NoOpinion,
         matched: Vec::new(),
+        logged: Vec::new(),
         rule: None,
         notes: Vec::new(),
         failed: false,
@@ -553,6 +556,7 @@ pub fn decide_call(
         }
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
+            out.logged.extend(d.logged.iter().cloned());
             if let Some(b) = d.block {
                 deny(&mut out, with_rule(&b.value, &b.rule), Some(b.rule));
                 return out;
@@ -576,6 +580,7 @@ pub fn decide_call(
         Answer::Failed { message, .. } => out.notes.push(format!("pre_api_tools: {message}")),
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
+            out.logged.extend(d.logged.iter().cloned());
             let included = d
                 .include
                 .as_ref()
@@ -631,6 +636,7 @@ pub fn decide_call(
             }
             Answer::Decided(d) => {
                 out.matched.extend(d.matched.iter().cloned());
+                out.logged.extend(d.logged.iter().cloned());
                 if let Some(dn) = d.deny {
                     deny(&mut out, with_rule(&dn.value, &dn.rule), Some(dn.rule));
                     return out;

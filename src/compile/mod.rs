@@ -108,6 +108,13 @@ pub struct CompiledRule {
     /// Structured matchers (`shell:`, `url:`, `path:`, `content:`), ANDed with `when`.
     pub matchers: crate::matchers::Matchers,
     pub effects: Effects,
+    /// Log-only (a pack outcome of `log`): a match is recorded in
+    /// [`crate::eval::Decision::logged`] and its effects are not applied.
+    pub log_only: bool,
+    /// Where the rule does not apply (pack exceptions, see `packs::exception`).
+    pub exceptions: Vec<crate::packs::compose::ExceptionSpec>,
+    /// From a pack shipped in the binary.
+    pub shipped: bool,
 }
 
 /// Rules of one field filed under the literal values they require.
@@ -486,6 +493,29 @@ fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookPlan> {
     plans
 }
 
+/// What a policy's `packs:` block changed about a pack rule (checked when
+/// it was composed, see `packs::compose`).
+fn apply_overlay(rule: &mut CompiledRule, overlay: &crate::packs::compose::Overlay) {
+    use crate::model::PackOutcome;
+    let fx = &mut rule.effects;
+    match overlay.outcome {
+        Some(PackOutcome::Log) => rule.log_only = true,
+        Some(PackOutcome::Ask) => {
+            if fx.ask.is_none() {
+                fx.ask = fx.deny.take();
+            } else {
+                fx.deny = None;
+            }
+        }
+        Some(PackOutcome::Deny) if fx.deny.is_none() && fx.block.is_none() => {
+            fx.deny = fx.ask.take();
+        }
+        Some(PackOutcome::Deny) => {}
+        None => {}
+    }
+    rule.exceptions = overlay.exceptions.clone();
+}
+
 struct RuleCompiler<'a> {
     loaded: &'a LoadedRule,
     diags: &'a mut Vec<Diagnostic>,
@@ -547,7 +577,7 @@ impl RuleCompiler<'_> {
             return None;
         }
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
-        Some(CompiledRule {
+        let mut compiled = CompiledRule {
             id: self.rule().id.clone(),
             description: self.rule().description.clone(),
             hooks: hooks.iter().map(|h| h.name).collect(),
@@ -569,7 +599,14 @@ impl RuleCompiler<'_> {
             when,
             matchers,
             effects,
-        })
+            log_only: false,
+            exceptions: Vec::new(),
+            shipped: self.loaded.shipped,
+        };
+        if let Some(overlay) = &self.loaded.overlay {
+            apply_overlay(&mut compiled, overlay);
+        }
+        Some(compiled)
     }
 
     fn matchers(

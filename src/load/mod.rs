@@ -24,6 +24,15 @@ pub struct LoadedRule {
     pub node: Node,
     /// Position in the whole set (files in order, rules in file order).
     pub order: usize,
+    /// The `--policy` path it came from (0: the base policy); for a
+    /// shipped pack, the first layer that enabled it.
+    pub layer: usize,
+    /// The pack it belongs to, when its file has a `pack:` header.
+    pub pack: Option<Arc<str>>,
+    /// What a policy's `packs:` block changed about it (outcome, exceptions).
+    pub overlay: Option<Arc<crate::packs::compose::Overlay>>,
+    /// It comes from a pack shipped in the binary (tested by the pack's own tests).
+    pub shipped: bool,
 }
 
 #[derive(Debug, Default)]
@@ -52,8 +61,16 @@ fn is_yaml(path: &Path) -> bool {
 /// Expands the paths the user gave into policy files, in load order.
 /// A path given explicitly is loaded whatever its name.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
+    Ok(discover_layers(paths)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// [`discover`], with each file's layer: the index of the path it came from.
+pub fn discover_layers(paths: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>, Diagnostic> {
     let mut files = Vec::new();
-    for path in paths {
+    for (layer, path) in paths.iter().enumerate() {
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
         if meta.is_dir() {
             let mut found = Vec::new();
@@ -68,9 +85,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
                     ),
                 ));
             }
-            files.extend(found);
+            files.extend(found.into_iter().map(|f| (f, layer)));
         } else {
-            files.push(path.clone());
+            files.push((path.clone(), layer));
         }
     }
     Ok(files)
@@ -162,18 +179,18 @@ pub fn load(paths: &[PathBuf]) -> (PolicySet, Vec<Diagnostic>) {
 
 pub fn load_with(paths: &[PathBuf], mode: Mode) -> (PolicySet, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let files = match discover(paths) {
+    let files = match discover_layers(paths) {
         Ok(files) => files,
         Err(d) => return (PolicySet::default(), vec![d]),
     };
     let mut sources = Vec::new();
-    for path in &files {
+    for (path, layer) in &files {
         match read_source(path) {
-            Ok(source) => sources.push(source),
+            Ok(source) => sources.push((source, *layer)),
             Err(d) => diags.push(d),
         }
     }
-    let (set, more) = load_sources_with(sources, mode);
+    let (set, more) = load_layered(sources, mode);
     diags.extend(more);
     (set, diags)
 }
@@ -183,24 +200,100 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
     load_sources_with(sources, Mode::Check)
 }
 
+/// Loads sources as one layer (see [`load_layered`]).
 pub fn load_sources_with(
     sources: Vec<Arc<SourceFile>>,
+    mode: Mode,
+) -> (PolicySet, Vec<Diagnostic>) {
+    load_layered(sources.into_iter().map(|s| (s, 0)).collect(), mode)
+}
+
+/// Loads sources, each with its layer: the index of the `--policy` path it
+/// came from. Layer 0 is the base policy (a user's or the system's); later
+/// layers, such as a project's own policy, may only tighten it unless it
+/// says otherwise (`settings.project_may_loosen`, see `packs::compose`).
+/// After the files, the packs they enable are loaded from the binary and
+/// composed into the set.
+pub fn load_layered(
+    sources: Vec<(Arc<SourceFile>, usize)>,
     mode: Mode,
 ) -> (PolicySet, Vec<Diagnostic>) {
     let schema = match mode {
         Mode::Check => crate::model::schema(),
         Mode::Run => serde_json::Value::Null,
     };
-    let checker = SchemaChecker::new(&schema);
-    let mut set = PolicySet::default();
-    let mut diags = Vec::new();
-    let mut settings_from: Option<(Arc<SourceFile>, Settings)> = None;
-    // Every rule id seen, loaded or not: a duplicate is reported even when
-    // one of the two rules has other problems.
-    let mut ids: std::collections::HashMap<String, (Arc<SourceFile>, usize)> = Default::default();
+    let mut loader = Loader {
+        mode,
+        checker: SchemaChecker::new(&schema),
+        set: PolicySet::default(),
+        diags: Vec::new(),
+        ids: Default::default(),
+        files: Vec::new(),
+    };
+    for (source, layer) in sources {
+        loader.add(source, layer);
+    }
+    crate::packs::compose::compose(&mut loader);
+    let Loader {
+        mut set,
+        diags,
+        files,
+        ..
+    } = loader;
+    // The first file with settings decides them (differences are reported).
+    if let Some(file) = files.iter().find(|f| f.settings.is_some()) {
+        set.settings = file.settings.clone().unwrap_or_default();
+        set.settings_dir = file.source.path.parent().map(Path::to_path_buf);
+    }
+    (set, diags)
+}
 
-    for source in sources {
-        set.files.push(source.clone());
+/// What the loader learnt about one file, for composing packs.
+#[derive(Debug)]
+pub struct FileFacts {
+    pub source: Arc<SourceFile>,
+    pub layer: usize,
+    /// The file's parsed tree (absent when it is not YAML).
+    pub tree: Option<Node>,
+    /// The `pack:` header's name, when the file is a pack.
+    pub pack: Option<String>,
+    pub settings: Option<Settings>,
+    pub selection: Option<crate::model::PackSelection>,
+    /// The file came from the binary (an enabled shipped pack).
+    pub shipped: bool,
+}
+
+/// The loading state, shared with `packs::compose`, which feeds it the
+/// enabled packs' sources.
+pub struct Loader<'s> {
+    pub mode: Mode,
+    checker: SchemaChecker<'s>,
+    pub set: PolicySet,
+    pub diags: Vec<Diagnostic>,
+    /// Every rule id seen, loaded or not: a duplicate is reported even when
+    /// one of the two rules has other problems.
+    ids: std::collections::HashMap<String, (Arc<SourceFile>, usize)>,
+    pub files: Vec<FileFacts>,
+}
+
+impl Loader<'_> {
+    /// Parses, checks and adds one file's rules to the set.
+    pub fn add(&mut self, source: Arc<SourceFile>, layer: usize) {
+        self.add_file(source, layer, false);
+    }
+
+    pub fn add_file(&mut self, source: Arc<SourceFile>, layer: usize, shipped: bool) {
+        let mut facts = FileFacts {
+            source: source.clone(),
+            layer,
+            tree: None,
+            pack: None,
+            settings: None,
+            selection: None,
+            shipped,
+        };
+        self.set.files.push(source.clone());
+        let diags = &mut self.diags;
         let tree = match tree::parse(&source.text, ParseLimits::default()) {
             Ok(tree) => tree,
             Err(e) => {
@@ -209,7 +302,8 @@ pub fn load_sources_with(
                     Some(span) => d.at(&source, span).label("here"),
                     None => d,
                 });
-                continue;
+                self.files.push(facts);
+                return;
             }
         };
         if matches!(tree.value, Value::Null) {
@@ -218,14 +312,15 @@ pub fn load_sources_with(
                     .in_file(&source)
                     .help("a policy file starts with `version: 1` and a list of `rules`"),
             );
-            continue;
+            self.files.push(facts);
+            return;
         }
         for node in rule_nodes(&tree) {
             let Some(id_node) = node.get("id") else {
                 continue;
             };
             let Some(id) = id_node.as_str() else { continue };
-            match ids.get(id) {
+            match self.ids.get(id) {
                 Some((first, offset)) => {
                     let (line, _) = first.line_col(*offset);
                     diags.push(
@@ -242,12 +337,18 @@ pub fn load_sources_with(
                     );
                 }
                 None => {
-                    ids.insert(id.to_string(), (source.clone(), id_node.span.start));
+                    self.ids
+                        .insert(id.to_string(), (source.clone(), id_node.span.start));
                 }
             }
         }
-        let structural = match mode {
-            Mode::Check => checker.check(&source, &tree),
+        facts.pack = tree
+            .get("pack")
+            .and_then(|p| p.get("name"))
+            .and_then(Node::as_str)
+            .map(str::to_string);
+        let structural = match self.mode {
+            Mode::Check => self.checker.check(&source, &tree),
             Mode::Run => Vec::new(),
         };
         let clean = !structural.iter().any(Diagnostic::is_error);
@@ -255,8 +356,17 @@ pub fn load_sources_with(
         if !clean {
             // Keep going with the rules that are themselves clean, so their
             // CEL is still checked and every problem is reported in one run.
-            load_clean_rules(&checker, &source, &tree, &mut set);
-            continue;
+            load_clean_rules(
+                &source,
+                &tree,
+                layer,
+                facts.pack.as_deref(),
+                shipped,
+                &mut self.set,
+            );
+            facts.tree = Some(tree);
+            self.files.push(facts);
+            return;
         }
         let file: PolicyFile = match serde_json::from_value(tree.to_json()) {
             Ok(file) => file,
@@ -268,14 +378,18 @@ pub fn load_sources_with(
                         .in_file(&source)
                         .help("run `policy check` for every problem with its location"),
                 );
-                continue;
+                facts.tree = Some(tree);
+                self.files.push(facts);
+                return;
             }
         };
-        if let Some(settings) = file.settings {
-            match &settings_from {
-                Some((first, earlier))
-                    if earlier.on_error != settings.on_error || earlier.log != settings.log =>
-                {
+        if let Some(settings) = &file.settings {
+            let first = self
+                .files
+                .iter()
+                .find_map(|f| f.settings.as_ref().map(|s| (f, s)));
+            if let Some((first, earlier)) = first {
+                if earlier.on_error != settings.on_error || earlier.log != settings.log {
                     let span = tree
                         .entry("settings")
                         .map(|e| e.key_span)
@@ -283,32 +397,34 @@ pub fn load_sources_with(
                     diags.push(
                         Diagnostic::error(
                             "settings::conflict",
-                            format!("settings differ from those in {}", first.name()),
+                            format!("settings differ from those in {}", first.source.name()),
                         )
                         .at(&source, span)
                         .help("a policy set has one `settings`; keep it in one file"),
                     );
                 }
-                Some(_) => {}
-                None => settings_from = Some((source.clone(), settings)),
             }
         }
         let rule_nodes = rule_nodes(&tree);
+        let pack: Option<Arc<str>> = facts.pack.as_deref().map(Arc::from);
         for (rule, node) in file.rules.into_iter().zip(rule_nodes) {
-            let order = set.rules.len();
-            set.rules.push(LoadedRule {
+            let order = self.set.rules.len();
+            self.set.rules.push(LoadedRule {
                 rule,
                 file: source.clone(),
                 node: node.clone(),
                 order,
+                layer,
+                pack: pack.clone(),
+                overlay: None,
+                shipped,
             });
         }
+        facts.settings = file.settings;
+        facts.selection = file.packs;
+        facts.tree = Some(tree);
+        self.files.push(facts);
     }
-    if let Some((file, settings)) = settings_from {
-        set.settings = settings;
-        set.settings_dir = file.path.parent().map(Path::to_path_buf);
-    }
-    (set, diags)
 }
 
 fn rule_nodes(tree: &Node) -> Vec<&Node> {
@@ -320,16 +436,17 @@ fn rule_nodes(tree: &Node) -> Vec<&Node> {
 
 /// From a file with structural errors, keep the rules that have none.
 fn load_clean_rules(
-    checker: &SchemaChecker<'_>,
     source: &Arc<SourceFile>,
     tree: &Node,
+    layer: usize,
+    pack: Option<&str>,
+    shipped: bool,
     set: &mut PolicySet,
 ) {
     let schema = crate::model::schema();
     let Some(rule_schema) = schema.pointer("/$defs/Rule") else {
         return;
     };
-    let _ = checker;
     let rule_checker_root = {
         let mut root = rule_schema.clone();
         if let (Some(obj), Some(defs)) = (root.as_object_mut(), schema.get("$defs")) {
@@ -338,6 +455,7 @@ fn load_clean_rules(
         root
     };
     let rule_checker = SchemaChecker::new(&rule_checker_root);
+    let pack: Option<Arc<str>> = pack.map(Arc::from);
     for node in rule_nodes(tree) {
         if rule_checker
             .check(source, node)
@@ -353,6 +471,10 @@ fn load_clean_rules(
                 file: source.clone(),
                 node: node.clone(),
                 order,
+                layer,
+                pack: pack.clone(),
+                overlay: None,
+                shipped,
             });
         }
     }
