@@ -490,6 +490,15 @@ fn exception_spec(
     .filter_map(|(k, v)| v.map(|v| (k, v)))
     .collect();
     let [(kind, items)] = given.as_slice() else {
+        // Point at the second kind given, or at the exception itself.
+        let second = given
+            .get(1)
+            .and_then(|(k, _)| node.and_then(|n| n.entry(k.key())))
+            .map(|e| e.key_span);
+        let at = Located {
+            file: at.file,
+            span: second.unwrap_or(at.span),
+        };
         diags.push(
             at.error(
                 "packs::exception",
