@@ -414,6 +414,26 @@ pub fn compose(loader: &mut Loader<'_>) {
         }
     }
 
+    // Log-only decisions are only worth something if they are written down.
+    let logs = loader
+        .files
+        .iter()
+        .any(|f| f.settings.as_ref().is_some_and(|s| s.log.is_some()));
+    let first_log = outcome_entries
+        .values()
+        .flatten()
+        .filter(|(_, v, _)| *v == PackOutcome::Log)
+        .min_by_key(|(_, _, at)| (at.file.layer, at.span.start));
+    if let (false, Some((_, _, at))) = (logs, first_log) {
+        diags.push(
+            at.warning(
+                "packs::log-unwritten",
+                "log-only decisions are written only to a decision log, and this policy sets none"
+                    .to_string(),
+            )
+            .help("set `settings: { log: decisions.jsonl }` (or HOOK_POLICY_LOG) to read what the rules would have done"),
+        );
+    }
     drop(outcome_entries);
     let rules = std::mem::take(&mut loader.set.rules);
     loader.set.rules = rules
