@@ -559,3 +559,49 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
         "{text}"
     );
 }
+
+/// A pack file of a shipped pack's name stands in for it only from the same
+/// layer or an earlier one: a project cannot empty a pack the base enabled.
+#[test]
+fn only_the_enabling_layer_may_replace_a_shipped_pack() {
+    let dir = TempDir::new("packs-replace");
+    let base = dir.write("base.yaml", "version: 1\npacks:\n  enable: [recommended]\n");
+    let empty = dir.write(
+        "core.yaml",
+        "version: 1\npack: { name: core, version: 9, description: Nothing. }\n",
+    );
+    assert!(denied(&eval_shell(&[&base, &empty], "rm -rf /")));
+    assert_eq!(eval_shell(&[dir.path()], "rm -rf /"), json!({}));
+}
+
+/// Pack files keep the pack contract: ids in the pack's namespace, a
+/// description and a severity on every rule, no settings of their own.
+#[cfg(feature = "reference-parser")]
+#[test]
+fn check_holds_pack_files_to_the_pack_contract() {
+    let dir = TempDir::new("packs-contract");
+    let p = dir.write(
+        "x.yaml",
+        "version: 1
+pack: { name: x, version: 1, description: A pack. }
+settings: { on_error: fail_closed }
+rules:
+  - id: other.rule
+    hook: pre_shell_exec
+    deny: "stop"
+",
+    );
+    let (ok, text) = check(&[&p]);
+    assert!(!ok);
+    for expected in [
+        "x.yaml:3:1",
+        "a pack has no `settings`",
+        "x.yaml:5:9",
+        "rule `other.rule` of pack `x` must be named `x.<rule>`",
+        "needs a `description`",
+        "needs a `severity`",
+        "4 error(s)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+}

@@ -135,6 +135,16 @@ pub fn compose(loader: &mut Loader<'_>) {
     }
     for pack in registry {
         if let Some(&layer) = enabled.get(pack.header.name.as_str()) {
+            // A pack file of the same name in this layer or an earlier one
+            // stands in for the shipped pack (to try a pack before it ships);
+            // a later layer cannot replace what an earlier one enabled.
+            let replaced = loader
+                .files
+                .iter()
+                .any(|f| f.pack.as_deref() == Some(pack.header.name.as_str()) && f.layer <= layer);
+            if replaced {
+                continue;
+            }
             let source = Arc::new(SourceFile::new(
                 PathBuf::from(pack.embedded.file),
                 pack.embedded.text.to_string(),
