@@ -588,7 +588,7 @@ settings: { on_error: fail_closed }
 rules:
   - id: other.rule
     hook: pre_shell_exec
-    deny: "stop"
+    deny: \"stop\"
 ",
     );
     let (ok, text) = check(&[&p]);
