@@ -282,11 +282,9 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "public internet",
     );
     assert_continue(&s.before_tool("web_fetch", json!({"url": "https://example.com/"})));
-    // tools.yaml: file tools are offered only in the coding and readonly contexts.
-    assert_denied(
-        &s.before_tool("read_file", json!({"path": "README.md"})),
-        "not offered",
-    );
+    // The default context keeps its file tools (issue 14: hiding them broke
+    // chibi's default context; that rule is an opt-in example now).
+    assert_continue(&s.before_tool("read_file", json!({"path": "README.md"})));
     let coding = s.call(
         "hook.before_tool",
         json!({"tool": "read_file", "arguments": {"path": "README.md"}, "meta": {"AgentID": "coding"}}),

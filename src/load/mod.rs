@@ -283,6 +283,19 @@ impl Loader<'_> {
     }
 
     pub fn add_file(&mut self, source: Arc<SourceFile>, layer: usize, shipped: bool) {
+        let parsed = tree::parse(&source.text, ParseLimits::default());
+        self.add_parsed(source, parsed, layer, shipped);
+    }
+
+    /// [`Loader::add_file`] for text already parsed (the shipped packs are
+    /// parsed once per process, see `packs::shipped`).
+    pub fn add_parsed(
+        &mut self,
+        source: Arc<SourceFile>,
+        parsed: Result<Node, tree::ParseError>,
+        layer: usize,
+        shipped: bool,
+    ) {
         let mut facts = FileFacts {
             source: source.clone(),
             layer,
@@ -294,7 +307,7 @@ impl Loader<'_> {
         };
         self.set.files.push(source.clone());
         let diags = &mut self.diags;
-        let tree = match tree::parse(&source.text, ParseLimits::default()) {
+        let tree = match parsed {
             Ok(tree) => tree,
             Err(e) => {
                 let d = Diagnostic::error("yaml::syntax", e.message).in_file(&source);

@@ -149,7 +149,7 @@ pub fn compose(loader: &mut Loader<'_>) {
                 PathBuf::from(pack.embedded.file),
                 pack.embedded.text.to_string(),
             ));
-            loader.add_file(source, layer, true);
+            loader.add_parsed(source, Ok(pack.tree.clone()), layer, true);
         }
     }
 
