@@ -356,6 +356,7 @@ pub fn compose(loader: &mut Loader<'_>) {
 
     // Each rule's outcome: its own entry, else its pack's, else as written.
     let mut overlays: BTreeMap<usize, Overlay> = BTreeMap::new();
+    let mut reported: BTreeSet<(&'static str, String, usize)> = BTreeSet::new();
     for (index, rule) in rules.iter().enumerate() {
         let Some(pack) = rule.pack.as_deref() else {
             continue;
@@ -375,32 +376,41 @@ pub fn compose(loader: &mut Loader<'_>) {
             last(by_rule).or_else(|| last(by_pack)).or(natural)
         };
         let mut refused = false;
-        for entries in [by_rule, by_pack].into_iter().flatten() {
+        for (key, entries) in [(&rule.rule.id, by_rule), (&pack.to_string(), by_pack)] {
+            let Some(entries) = entries else { continue };
             for (n, (layer, value, at)) in entries.iter().enumerate() {
+                // One report per entry, not one per rule of a pack.
+                let first_report = |code: &'static str, reported: &mut BTreeSet<_>| {
+                    reported.insert((code, at.file.source.name(), at.span.start))
+                };
                 if let Some((_, other, _)) = entries[..n]
                     .iter()
                     .find(|(l, v, _)| l == layer && v != value)
                 {
-                    diags.push(
-                        at.error(
-                            "packs::conflict",
-                            format!(
-                                "`{}` is given two outcomes in this layer: `{}` and `{}`",
-                                rule.rule.id,
-                                other.as_str(),
-                                value.as_str()
-                            ),
-                        )
-                        .help("keep one entry for it"),
-                    );
+                    if first_report("conflict", &mut reported) {
+                        diags.push(
+                            at.error(
+                                "packs::conflict",
+                                format!(
+                                    "`{key}` is given two outcomes in this layer: `{}` and `{}`",
+                                    other.as_str(),
+                                    value.as_str()
+                                ),
+                            )
+                            .help("keep one entry for it"),
+                        );
+                    }
                     refused = true;
                 }
                 let before = in_force(*layer);
-                if before.is_some_and(|b| *value < b) {
+                if before.is_some_and(|b| *value < b) && loosen.refuses(rule, at.file) {
+                    refused = true;
+                    if !first_report("loosen", &mut reported) {
+                        continue;
+                    }
                     if let Some(d) = loosen.refuse(rule, at.file, at, || {
                         format!(
-                            "weaken `{}` from {} to {}",
-                            rule.rule.id,
+                            "weaken `{key}` from {} to {}",
                             before.map_or("", PackOutcome::as_str),
                             value.as_str()
                         )
@@ -682,6 +692,11 @@ impl Loosening {
 
     /// A diagnostic when `file` may not loosen `rule`, which an earlier
     /// layer brought in.
+    /// Whether `file` may not loosen `rule`.
+    fn refuses(&self, rule: &LoadedRule, file: &FileFacts) -> bool {
+        !self.allowed && file.layer > rule.layer
+    }
+
     fn refuse(
         &self,
         rule: &LoadedRule,
@@ -689,7 +704,7 @@ impl Loosening {
         at: &Located<'_>,
         what: impl FnOnce() -> String,
     ) -> Option<Diagnostic> {
-        if self.allowed || file.layer <= rule.layer {
+        if !self.refuses(rule, file) {
             return None;
         }
         Some(
