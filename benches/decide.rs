@@ -111,7 +111,6 @@ fn shipped(c: &mut Criterion) {
         ("file_read_outside", "pre_file_read", "pre_file_read"),
         ("fetch_loopback", "pre_fetch_url", "pre_fetch_url"),
         ("tool_filter", "pre_api_tools", "pre_api_tools"),
-        ("fuel_after_batch", "post_tool_batch", "post_tool_batch"),
     ] {
         let (policy, _) = compile(&set, Some(hook));
         let payload = fixture(fixture_name);

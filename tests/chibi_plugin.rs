@@ -10,9 +10,19 @@ fn shipped() -> ChibiHome {
     ChibiHome::install(&[&repo().join("policies")])
 }
 
+/// The shipped policies with the budget and request examples, which use
+/// the hooks the recommended set leaves alone.
+fn with_examples() -> ChibiHome {
+    ChibiHome::install(&[
+        &repo().join("policies"),
+        &repo().join("examples/policies/fuel.yaml"),
+        &repo().join("examples/policies/request.yaml"),
+    ])
+}
+
 #[test]
 fn schema_lists_exactly_the_hooks_the_policy_needs() {
-    let home = shipped();
+    let home = with_examples();
     let out = run(&home.plugin(), &["--schema"], &[], b"");
     assert!(out.status.success());
     let schema = stdout_json(&out);
@@ -190,7 +200,7 @@ fn pre_api_tools_filters_per_context() {
 
 #[test]
 fn pre_api_request_merges_temperature_for_coding() {
-    let home = shipped();
+    let home = with_examples();
     let (hook, mut payload) = fixture("pre_api_request");
     assert_eq!(home.reply(&hook, &payload), json!({}));
     payload["context_name"] = json!("coding");
@@ -202,7 +212,7 @@ fn pre_api_request_merges_temperature_for_coding() {
 
 #[test]
 fn post_tool_batch_charges_fuel_and_returns_to_the_user() {
-    let home = shipped();
+    let home = with_examples();
     let (hook, mut payload) = fixture("post_tool_batch");
     assert_eq!(
         home.reply(&hook, &payload),
