@@ -243,10 +243,10 @@ pub fn markdown() -> String {
             for t in &tests {
                 let _ = writeln!(
                     out,
-                    "- {}: `{}` ⇒ {}",
-                    cell(&t.name),
+                    "- {}: {} ⇒ {}",
+                    t.name.replace('\n', " "),
                     code(&subject(t)),
-                    cell(&expectation(t))
+                    expectation(t)
                 );
             }
             out.push_str("\n</details>\n");
@@ -267,10 +267,15 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// Text safe inside inline code in a table cell: backticks and newlines
-/// would end it, pipes would split the cell.
+/// An inline code span for a list item, shown as written: a newline would
+/// end the item, so it is drawn as ⏎; backticks inside get a double fence.
 fn code(s: &str) -> String {
-    s.replace('`', "'").replace('\n', "⏎").replace('|', "\\|")
+    let s = s.replace('\n', "⏎");
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
 }
 
 /// Runs `policy packs [show NAME] [--markdown]`: the text to print, or an
