@@ -149,7 +149,10 @@ pub fn compose(loader: &mut Loader<'_>) {
                 PathBuf::from(pack.embedded.file),
                 pack.embedded.text.to_string(),
             ));
-            loader.add_parsed(source, Ok(pack.tree.clone()), layer, true);
+            match pack.tree() {
+                Some(tree) => loader.add_parsed(source, Ok(tree.clone()), layer, true),
+                None => loader.add_file(source, layer, true),
+            }
         }
     }
 
@@ -159,9 +162,16 @@ pub fn compose(loader: &mut Loader<'_>) {
     // Every pack and pack rule a reference may name: shipped (enabled or
     // not) and loaded from files with a `pack:` header.
     let mut known_rules: BTreeMap<String, String> = BTreeMap::new();
-    for pack in registry {
-        for id in &pack.rule_ids {
-            known_rules.insert(id.clone(), pack.header.name.clone());
+    // Shipped packs' rule ids cost a parse of every pack: only when some
+    // entry may name a rule.
+    let names_rules = loader.files.iter().any(|f| {
+        f.selection
+            .as_ref()
+            .is_some_and(|s| !s.disable.is_empty() || !s.outcome.is_empty() || !s.except.is_empty())
+    });
+    for pack in registry.iter().filter(|_| names_rules) {
+        for id in pack.rule_ids() {
+            known_rules.insert(id, pack.header.name.clone());
         }
     }
     for r in &loader.set.rules {

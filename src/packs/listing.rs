@@ -81,7 +81,7 @@ pub fn list() -> String {
             p.header.name,
             p.header.version,
             if p.header.recommended { "yes" } else { "no" },
-            p.rule_ids.len(),
+            p.rule_ids().len(),
             p.header.description
         );
     }
@@ -202,7 +202,7 @@ pub fn markdown() -> String {
             anchor(&p.header.name),
             p.header.version,
             if p.header.recommended { "yes" } else { "no" },
-            p.rule_ids.len(),
+            p.rule_ids().len(),
             cell(&p.header.description)
         );
     }

@@ -35,12 +35,33 @@ pub static EMBEDDED: &[EmbeddedPack] = include!(concat!(env!("OUT_DIR"), "/packs
 pub struct ShippedPack {
     pub embedded: &'static EmbeddedPack,
     pub header: PackHeader,
-    pub rule_ids: Vec<String>,
-    /// The parsed text, handed to the loader when a policy enables the pack.
-    pub tree: Node,
+    /// The whole text parsed, on first use: only enabled packs, and the
+    /// packs a `disable`, `outcome` or `except` entry may name, need it.
+    parsed: std::sync::OnceLock<Option<Node>>,
 }
 
-/// The shipped packs whose header reads, parsed once per process. A pack
+impl ShippedPack {
+    /// The pack's parsed text; `None` if it does not parse (the loader
+    /// then reports the YAML error in the pack file).
+    pub fn tree(&self) -> Option<&Node> {
+        self.parsed
+            .get_or_init(|| tree::parse(self.embedded.text, ParseLimits::default()).ok())
+            .as_ref()
+    }
+
+    /// The ids of the pack's rules, as written.
+    pub fn rule_ids(&self) -> Vec<String> {
+        self.tree()
+            .map(|t| {
+                rule_nodes(t)
+                    .filter_map(|r| r.get("id").and_then(Node::as_str).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The shipped packs whose header reads, read once per process. A pack
 /// whose header does not read is left out, so enabling it is an "unknown
 /// pack" error (the policy fails closed); a test keeps every shipped pack
 /// loading cleanly.
@@ -49,25 +70,50 @@ pub fn shipped() -> &'static [ShippedPack] {
     PACKS.get_or_init(read_registry)
 }
 
-/// Parses every embedded pack (what [`shipped`] does once per process;
-/// public for the benchmarks, which measure that cold cost).
+/// Reads every embedded pack's header (what [`shipped`] does once per
+/// process; public for the benchmarks, which measure that cold cost).
+///
+/// A plugin call whose cache misses pays for this, so only the `pack:`
+/// entry is parsed, cut from the text (see [`header_text`]); the whole file
+/// is parsed only when that fails. A test checks both readings agree.
 pub fn read_registry() -> Vec<ShippedPack> {
     EMBEDDED
         .iter()
         .filter_map(|embedded| {
-            let tree = tree::parse(embedded.text, ParseLimits::default()).ok()?;
-            let header: PackHeader = serde_json::from_value(tree.get("pack")?.to_json()).ok()?;
-            let rule_ids = rule_nodes(&tree)
-                .filter_map(|r| r.get("id").and_then(Node::as_str).map(str::to_string))
-                .collect();
+            let header = header_text(embedded.text)
+                .and_then(|t| header_from(&tree::parse(t, ParseLimits::default()).ok()?))
+                .or_else(|| {
+                    header_from(&tree::parse(embedded.text, ParseLimits::default()).ok()?)
+                })?;
             Some(ShippedPack {
                 embedded,
                 header,
-                rule_ids,
-                tree,
+                parsed: std::sync::OnceLock::new(),
             })
         })
         .collect()
+}
+
+fn header_from(tree: &Node) -> Option<PackHeader> {
+    serde_json::from_value(tree.get("pack")?.to_json()).ok()
+}
+
+/// The top-level `pack:` entry of a pack file: its line and the lines
+/// after it that are indented, blank or comments. Block and one-line flow
+/// styles both come out whole.
+fn header_text(text: &str) -> Option<&str> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        let top_level = !line.starts_with([' ', '\t', '#', '\n', '\r']);
+        match start {
+            None if line.starts_with("pack:") => start = Some(offset),
+            Some(s) if top_level => return Some(&text[s..offset]),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    start.map(|s| &text[s..])
 }
 
 /// A shipped pack by name.
@@ -89,6 +135,29 @@ mod tests {
     use crate::diagnostic::SourceFile;
     use std::path::PathBuf;
     use std::sync::Arc;
+
+    #[test]
+    fn the_header_is_cut_whole_from_block_and_flow_styles() {
+        let block =
+            "# c\nversion: 1\npack:\n  name: a\n\n  # note\n  recommended: true\nrules: []\n";
+        assert_eq!(
+            header_text(block),
+            Some("pack:\n  name: a\n\n  # note\n  recommended: true\n")
+        );
+        let flow = "version: 1\npack: { name: b, version: 2, description: \"x, y: z\" }\nrules:\n  - id: b.c\n";
+        let h =
+            header_from(&tree::parse(header_text(flow).unwrap(), ParseLimits::default()).unwrap())
+                .unwrap();
+        assert_eq!(
+            (h.name.as_str(), h.version, h.description.as_str()),
+            ("b", 2, "x, y: z")
+        );
+        assert_eq!(header_text("version: 1\nrules: []\n"), None);
+        assert_eq!(
+            header_text("pack:\n  name: last\n"),
+            Some("pack:\n  name: last\n")
+        );
+    }
 
     /// A pack file in the directory that the binary does not carry would be
     /// tested in CI and missing for users.
@@ -136,7 +205,7 @@ mod tests {
                 format!("packs/{}.yaml", pack.header.name),
                 "a pack's file is named after the pack"
             );
-            assert_eq!(set.rules.len(), pack.rule_ids.len());
+            assert_eq!(set.rules.len(), pack.rule_ids().len());
         }
     }
 }
