@@ -15,8 +15,14 @@ const POLICIES: &[(&str, &str)] = &[
     ("files.yaml", include_str!("../../policies/files.yaml")),
     ("network.yaml", include_str!("../../policies/network.yaml")),
     ("tools.yaml", include_str!("../../policies/tools.yaml")),
-    ("fuel.yaml", include_str!("../../examples/policies/fuel.yaml")),
-    ("request.yaml", include_str!("../../examples/policies/request.yaml")),
+    (
+        "fuel.yaml",
+        include_str!("../../examples/policies/fuel.yaml"),
+    ),
+    (
+        "request.yaml",
+        include_str!("../../examples/policies/request.yaml"),
+    ),
     (
         "tool-gate.yaml",
         include_str!("../../policies/tool-gate.yaml"),
