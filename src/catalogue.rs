@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+pub mod tools;
+
 /// The type of a payload value, as far as a policy author needs to know it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Ty {
@@ -180,7 +182,7 @@ impl EffectKind {
     /// behaves like many single-rule plugins would.
     pub fn combination(self) -> &'static str {
         match self {
-            EffectKind::Deny => "the first denying rule by priority gives the reason; the others are listed by --explain",
+            EffectKind::Deny => "the first denying rule by (priority, specificity, load order) gives the reason: a condition or a matcher naming a program, flag, destination, glob or pattern beats a blanket test (`opaque`, `inside_project` alone), which beats no test; the others are listed by --explain",
             EffectKind::Ask => "only when no rule denies: the first asking rule by priority gives the reason",
             EffectKind::Block => "the first blocking rule by priority gives the message",
             EffectKind::Arguments => "each key is set by the first rule by priority that sets it",
@@ -671,9 +673,11 @@ pub const HOOKS: &[HookPoint] = &[
             field("cwd", Ty::Str, "Working directory of the session."),
             optional("permission_mode", Ty::Str, "default, plan, acceptEdits, bypassPermissions, ..."),
             field("hook_event_name", Ty::Str, "PreToolUse."),
-            field("tool_name", Ty::Str, "Bash, Read, Write, Edit, MultiEdit, WebFetch, ..., or mcp__<server>__<tool>."),
+            field("tool_name", Ty::Str, "Bash, Read, Write, Edit, WebFetch, Monitor, Agent, ToolSearch, ..., or mcp__<server>__<tool>."),
             field("tool_input", Ty::AnyMap, "The tool's arguments."),
             optional("tool_use_id", Ty::Str, "Id of the tool call."),
+            optional("prompt_id", Ty::Str, "Id of the user prompt the call answers (sent by 2.1.328 and later)."),
+            optional("effort", Ty::AnyMap, "The reasoning effort, e.g. `{level: medium}` (sent by 2.1.328 and later)."),
         ],
         effects: &[EffectKind::Deny, EffectKind::Ask, EffectKind::Arguments],
     },
@@ -688,7 +692,7 @@ pub const HOOKS: &[HookPoint] = &[
             field("cwd", Ty::Str, "Working directory of the session."),
             field("hook_event_name", Ty::Str, "BeforeTool."),
             optional("timestamp", Ty::Str, "ISO 8601 time of the event."),
-            field("tool_name", Ty::Str, "run_shell_command, read_file, write_file, replace, web_fetch, ..., or mcp__<server>__<tool>."),
+            field("tool_name", Ty::Str, "run_shell_command, read_file, grep_search, write_file, replace, web_fetch, ..., or mcp__<server>__<tool>."),
             field("tool_input", Ty::AnyMap, "The tool's arguments."),
             optional("mcp_context", Ty::AnyMap, "MCP metadata, for MCP tools."),
         ],
@@ -705,6 +709,7 @@ pub const HOOKS: &[HookPoint] = &[
             field("cwd", Ty::Str, "Working directory of the session."),
             field("hook_event_name", Ty::Str, "PreToolUse."),
             optional("model", Ty::Str, "Active model."),
+            optional("permission_mode", Ty::Str, "default, bypassPermissions, ... (0.169)."),
             optional("turn_id", Ty::Str, "Id of the turn."),
             field("tool_name", Ty::Str, "Bash, apply_patch, or mcp__<server>__<tool>."),
             field("tool_input", Ty::AnyMap, "The tool's arguments (`command` holds the patch for apply_patch)."),

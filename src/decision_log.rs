@@ -46,8 +46,14 @@ pub fn digest(bytes: &[u8]) -> String {
 
 impl Record<'_> {
     pub fn to_json(&self) -> Json {
+        self.to_json_with(&rfc3339_now(), &digest(self.payload))
+    }
+
+    /// The record with its time and payload digest given: a line prepared
+    /// ahead (the deadline's, see src/watchdog.rs) or a digest computed once.
+    pub fn to_json_with(&self, time: &str, payload_sha256: &str) -> Json {
         json!({
-            "time": rfc3339_now(),
+            "time": time,
             "harness": self.harness,
             "hook": self.hook,
             "decision": self.decision,
@@ -56,24 +62,63 @@ impl Record<'_> {
             "logged": self.logged,
             "reason": self.reason_template,
             "error": self.error,
-            "payload_sha256": digest(self.payload),
+            "payload_sha256": payload_sha256,
             "payload_bytes": self.payload.len(),
             "micros": self.micros as u64,
         })
     }
 }
 
+/// The ids a harness gives an event, so that a record can be found again
+/// in the agent's own transcript. Ids are names, never content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ids<'a> {
+    /// The session (Claude Code, Gemini CLI and Codex `session_id`).
+    pub session: Option<&'a str>,
+    /// The turn (Codex `turn_id`) or prompt (Claude Code `prompt_id`).
+    pub turn: Option<&'a str>,
+    /// The tool call (Claude Code and Codex `tool_use_id`).
+    pub tool_call: Option<&'a str>,
+}
+
 /// Appends one record. Errors are returned for the caller to report; they
 /// must never influence the decision.
 pub fn append(path: &Path, record: &Record<'_>) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(&record.to_json()).map_err(std::io::Error::other)?;
+    append_with(path, record, Ids::default())
+}
+
+/// Appends one record with the event's ids (each only when present).
+pub fn append_with(path: &Path, record: &Record<'_>, ids: Ids<'_>) -> std::io::Result<()> {
+    let mut json = record.to_json();
+    if let Some(obj) = json.as_object_mut() {
+        for (key, id) in [
+            ("session_id", ids.session),
+            ("turn_id", ids.turn),
+            ("tool_call_id", ids.tool_call),
+        ] {
+            if let Some(id) = id {
+                obj.insert(key.into(), Json::String(id.into()));
+            }
+        }
+    }
+    append_line(path, &line(&json))
+}
+
+/// A record as one log line, newline included.
+pub fn line(record: &Json) -> Vec<u8> {
+    let mut line = record.to_string().into_bytes();
     line.push(b'\n');
+    line
+}
+
+/// Appends one whole line (see [`line`]).
+pub fn append_line(path: &Path, line: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)?;
     // One write for the whole line: see the module docs.
-    let written = file.write(&line)?;
+    let written = file.write(line)?;
     if written != line.len() {
         return Err(std::io::Error::other(format!(
             "short write to the decision log ({written} of {} bytes)",
@@ -85,10 +130,13 @@ pub fn append(path: &Path, record: &Record<'_>) -> std::io::Result<()> {
 
 /// UTC now as `YYYY-MM-DDTHH:MM:SS.mmmZ`, without a date library.
 pub fn rfc3339_now() -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    rfc3339(now.as_secs() as i64, now.subsec_millis())
+    rfc3339_at(SystemTime::now())
+}
+
+/// A time as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+pub fn rfc3339_at(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    rfc3339(since.as_secs() as i64, since.subsec_millis())
 }
 
 fn rfc3339(secs: i64, millis: u32) -> String {

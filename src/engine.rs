@@ -20,6 +20,14 @@ use std::path::PathBuf;
 /// while bounding what a runaway input can make us hold.
 pub const MAX_PAYLOAD_BYTES: usize = 32 * 1024 * 1024;
 
+/// How to see every problem of a policy, from this build: the plugin
+/// build (`cargo plugin-build`) has no `policy check` of its own.
+pub const CHECK_COMMAND: &str = if cfg!(feature = "reference-parser") {
+    "`policy check`"
+} else {
+    "`policy check` from a default build (`cargo run --release -- check`)"
+};
+
 /// A policy ready to decide, or why it is not.
 pub enum Prepared {
     Ready(CompiledPolicy),
@@ -64,7 +72,7 @@ pub fn prepare_loaded(
     };
     if errors.len() > 1 {
         message.push_str(&format!(
-            " (and {} more; run `policy check`)",
+            " (and {} more; run {CHECK_COMMAND})",
             errors.len() - 1
         ));
     }

@@ -3,7 +3,8 @@
 //! The stages, each in its own module: [`load`] (YAML with spans) →
 //! [`check`] (schema, hooks, effects, CEL) → [`compile`] (decision tree per
 //! hook point) → [`eval`] (decide one payload) → [`adapters`] (speak a
-//! harness's protocol). [`catalogue`] is the data all of them read.
+//! harness's protocol). [`catalogue`] is the data all of them read; [`cli`]
+//! is the command line on top of them all.
 
 // Diagnostics travel in `Err` and decisions in `Outcome` once per call, on
 // cold paths: boxing them would only add noise.
@@ -12,11 +13,13 @@ pub mod adapters;
 pub mod cache;
 pub mod catalogue;
 pub mod check;
+pub mod cli;
 pub mod compile;
 pub mod decision_log;
 pub mod diagnostic;
 pub mod engine;
 pub mod eval;
+pub mod explain;
 pub mod expr;
 pub mod load;
 pub mod matchers;

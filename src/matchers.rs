@@ -370,6 +370,19 @@ impl Matchers {
         self.shell.is_none() && self.url.is_none() && self.path.is_none() && self.content.is_none()
     }
 
+    /// Whether some matcher names what it looks for (a program, a flag, an
+    /// argument, a destination, a glob, a content pattern), as opposed to
+    /// only a blanket property of the subject (`opaque: true`,
+    /// `inside_project`). Deny reasons prefer rules that name something.
+    pub fn names_something(&self) -> bool {
+        self.shell
+            .as_ref()
+            .is_some_and(ShellMatcher::has_command_criteria)
+            || self.url.is_some()
+            || self.path.as_ref().is_some_and(|p| !p.globs.is_empty())
+            || self.content.is_some()
+    }
+
     pub fn evaluate(&self, subjects: &Subjects<'_>) -> MatchOutcome {
         let mut reasons = Vec::new();
         if let Some(m) = &self.shell {

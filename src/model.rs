@@ -4,6 +4,8 @@
 //! Doc comments here are user documentation: they become the schema's
 //! descriptions, which editors show on hover.
 
+pub mod prose;
+
 use crate::catalogue;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
@@ -253,7 +255,8 @@ pub struct Rule {
     pub when: Option<String>,
     /// Order among matching rules: lower first; ties keep file order (files
     /// of a directory in name order). Decides whose reason, `fuel`, `fallback`
-    /// or request key wins.
+    /// or request key wins; between deny reasons of equal priority, the more
+    /// specific rule wins (a named test over a blanket one).
     #[serde(default)]
     #[schemars(example = -10, example = 100)]
     pub priority: Option<i64>,
@@ -642,6 +645,7 @@ pub fn schema() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<PolicyFile>();
     let mut value = schema.to_value();
+    prose::unwrap_descriptions(&mut value);
     if let Some(obj) = value.as_object_mut() {
         obj.insert(
             "$id".into(),
@@ -653,7 +657,26 @@ pub fn schema() -> serde_json::Value {
 
 /// The schema as committed: pretty JSON with a final newline.
 pub fn schema_text() -> String {
-    let mut text = serde_json::to_string_pretty(&schema()).expect("schema serialises");
+    // Keys sorted, whatever order serde_json keeps maps in (it keeps
+    // insertion order, for `policy install --settings`): the committed
+    // file stays stable.
+    fn sorted(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut entries: Vec<_> = m.into_iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                serde_json::Value::Object(
+                    entries.into_iter().map(|(k, v)| (k, sorted(v))).collect(),
+                )
+            }
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(sorted).collect())
+            }
+            other => other,
+        }
+    }
+    let schema = serde_json::to_value(schema()).expect("schema serialises");
+    let mut text = serde_json::to_string_pretty(&sorted(schema)).expect("schema serialises");
     text.push('\n');
     text
 }

@@ -57,32 +57,111 @@ impl miette::Diagnostic for Report<'_> {
 
 /// Renders diagnostics for a terminal (or plain text when `color` is off).
 pub fn human(diags: &[Diagnostic], color: bool) -> String {
+    let handler = handler(color);
+    let mut out = String::new();
+    for d in diags {
+        render_one(&handler, d, &mut out);
+    }
+    out
+}
+
+/// How many more places of a repeated diagnostic the grouped report names.
+pub const GROUP_PLACES_SHOWN: usize = 5;
+
+/// Like [`human`], but a diagnostic repeated with the same code, message,
+/// label and help (a policy generated from a template, one warning per rule)
+/// is drawn once, followed by a count and the first few other places: 2,500
+/// copies of one warning hide everything else and take seconds to draw.
+pub fn human_grouped(diags: &[Diagnostic], color: bool) -> String {
+    let handler = handler(color);
+    let mut groups: Vec<Vec<&Diagnostic>> = Vec::new();
+    let mut index: std::collections::HashMap<GroupKey<'_>, usize> = Default::default();
+    for d in diags {
+        let key = (
+            d.severity,
+            d.code,
+            d.message.as_str(),
+            d.label.as_deref(),
+            d.help.as_deref(),
+        );
+        match index.get(&key) {
+            Some(&i) => groups[i].push(d),
+            None => {
+                index.insert(key, groups.len());
+                groups.push(vec![d]);
+            }
+        }
+    }
+    let mut out = String::new();
+    for group in groups {
+        render_one(&handler, group[0], &mut out);
+        let rest = &group[1..];
+        if rest.is_empty() {
+            continue;
+        }
+        let places: Vec<String> = rest
+            .iter()
+            .take(GROUP_PLACES_SHOWN)
+            .map(|d| place(d))
+            .collect();
+        let more = rest.len().saturating_sub(GROUP_PLACES_SHOWN);
+        out.push_str(&format!(
+            "  … and {} more like this: {}{}\n\n",
+            rest.len(),
+            places.join(", "),
+            if more > 0 {
+                format!(", +{more} (`--show-all` lists each)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
+}
+
+type GroupKey<'a> = (
+    Severity,
+    &'static str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+/// `file:line:col`, `file`, or `-` for a diagnostic with no place.
+fn place(d: &Diagnostic) -> String {
+    match d.location() {
+        Some((file, Some((line, col)))) => format!("{file}:{line}:{col}"),
+        Some((file, None)) => file,
+        None => "-".into(),
+    }
+}
+
+fn handler(color: bool) -> GraphicalReportHandler {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
-    let mut out = String::new();
-    for d in diags {
-        let source = d
-            .file
-            .as_ref()
-            .filter(|_| d.span.is_some())
-            .map(|f| NamedSource::new(f.name(), f.text.clone()));
-        let report = Report { d, source };
-        // Without a span miette shows no location: put the file in the text.
-        if d.span.is_none() {
-            if let Some(f) = &d.file {
-                out.push_str(&format!("{}: ", f.name()));
-            }
-        } else if let Some((file, Some((line, col)))) = d.location() {
-            out.push_str(&format!("{file}:{line}:{col}\n"));
+    GraphicalReportHandler::new_themed(theme).with_width(100)
+}
+
+fn render_one(handler: &GraphicalReportHandler, d: &Diagnostic, out: &mut String) {
+    let source = d
+        .file
+        .as_ref()
+        .filter(|_| d.span.is_some())
+        .map(|f| NamedSource::new(f.name(), f.text.clone()));
+    let report = Report { d, source };
+    // Without a span miette shows no location: put the file in the text.
+    if d.span.is_none() {
+        if let Some(f) = &d.file {
+            out.push_str(&format!("{}: ", f.name()));
         }
-        let _ = handler.render_report(&mut out, &report);
-        out.push('\n');
+    } else if let Some((file, Some((line, col)))) = d.location() {
+        out.push_str(&format!("{file}:{line}:{col}\n"));
     }
-    out
+    let _ = handler.render_report(out, &report);
+    out.push('\n');
 }
 
 /// One line per problem, `file:line:col: severity[code]: message`.

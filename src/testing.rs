@@ -7,58 +7,106 @@
 //! expectations: the exact reply, a part of it, rules that must or must not
 //! match. Replies are chibi's.
 
-use crate::adapters::chibi;
+pub mod file;
+
+use crate::adapters::tool_call::{Harness, PolicySource};
+use crate::adapters::{chibi, coding_agent};
 use crate::catalogue;
 use crate::compile::compile;
 use crate::diagnostic::Diagnostic;
-use crate::engine::{self, Outcome};
+use crate::engine::{self, Outcome, Prepared};
 use crate::eval::DecideContext;
 use crate::load;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Deserialize)]
+/// A hook-policy test file (`NAME.test.yaml`): cases that run the policy
+/// of its directory, or the files named in `policy`, and say what the reply
+/// must be.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "hook-policy test file")]
 pub struct TestFile {
-    /// Policy files or directories, relative to the test file. Default: its directory.
+    /// The policy files or directories to test, relative to this file. Without it, the cases test every policy file in this file's directory.
     #[serde(default)]
+    #[schemars(example = serde_json::json!(["shell.yaml"]))]
     pub policy: Option<Vec<PathBuf>>,
+    /// The test cases, run in order.
     pub tests: Vec<TestCase>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One hook call and what the policy must answer to it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestCase {
+    /// What the case shows, printed as `test NAME ... ok`.
+    #[schemars(example = &"rm -rf is denied")]
     pub name: String,
-    pub hook: String,
+    /// Whose answer the case checks. `chibi` (the default) calls `hook` with a canonical payload; a coding agent (`claude-code`, `gemini`, `codex`) gets its own hook event as the payload, and the reply is that agent's, as `policy hook AGENT` gives it.
     #[serde(default)]
+    pub harness: Option<TestHarness>,
+    /// The hook point called (chibi cases; an agent's event names its own).
+    #[serde(default)]
+    #[schemars(with = "Option<crate::model::HookName>")]
+    pub hook: Option<String>,
+    /// The payload the harness sends, inline. Give this or `payload_file`.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!({"command": "rm -rf /"}))]
     pub payload: Option<Json>,
-    /// A payload file relative to the test file; a captured `{"hook", "payload"}` works too.
+    /// A JSON file holding the payload, relative to this file. A captured `{"hook": ..., "payload": ...}` event works too.
     #[serde(default)]
     pub payload_file: Option<PathBuf>,
+    /// The project root that conditions see as `project_root` (default: `/project`).
     #[serde(default)]
     pub project_root: Option<String>,
+    /// What must happen. Every expectation given must hold.
     pub expect: Expect,
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// The harnesses a test case can ask.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestHarness {
+    Chibi,
+    ClaudeCode,
+    Gemini,
+    Codex,
+}
+
+impl TestHarness {
+    /// The coding agent, or `None` for chibi.
+    pub fn agent(self) -> Option<Harness> {
+        match self {
+            TestHarness::Chibi => None,
+            TestHarness::ClaudeCode => Some(Harness::ClaudeCode),
+            TestHarness::Gemini => Some(Harness::Gemini),
+            TestHarness::Codex => Some(Harness::Codex),
+        }
+    }
+}
+
+/// What a test case requires of the reply and of the rules that matched.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// The exact reply.
+    /// The exact reply the harness gets, as JSON. `{}` means no change.
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"denied": true, "reason": "recursive delete is not allowed [hook-policy rule: no-rm-rf]"}))]
     pub reply: Option<Json>,
-    /// Every key given must be in the reply with this value (objects compared recursively).
+    /// Part of the reply: every key given must be in the reply with this value (objects are compared key by key).
     #[serde(default)]
+    #[schemars(example = serde_json::json!({"denied": true}))]
     pub reply_includes: Option<Json>,
-    /// These rules must match.
+    /// Ids of rules that must match.
     #[serde(default)]
     pub matched: Vec<String>,
-    /// These rules must not match.
+    /// Ids of rules that must not match.
     #[serde(default)]
     pub not_matched: Vec<String>,
-    /// These log-only rules must match (and, being log-only, change nothing).
+    /// Ids of log-only rules that must match (a pack outcome of `log`; they change nothing).
     #[serde(default)]
     pub logged: Vec<String>,
 }
@@ -75,13 +123,16 @@ pub struct CaseResult {
 #[derive(Debug, Default)]
 pub struct Report {
     pub cases: Vec<CaseResult>,
-    /// Problems that stopped a file from running at all.
-    pub errors: Vec<String>,
+    /// Problems in test files (and the policies they test), found before
+    /// any case ran: each stops its file's cases, or fails the run.
+    pub problems: Vec<Diagnostic>,
     /// Rules of the tested policies, and those some case saw match.
     pub rules: BTreeSet<(String, String)>,
     pub covered: BTreeSet<String>,
     /// Rules of enabled shipped packs: not counted in coverage.
     pub shipped_rules: BTreeSet<String>,
+    /// Cases not run because their name does not contain the filter.
+    pub filtered_out: usize,
 }
 
 impl Report {
@@ -154,44 +205,51 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> std::io::Result<()>
 
 /// Runs every case of every test file.
 pub fn run(files: &[PathBuf]) -> Report {
+    run_filtered(files, None)
+}
+
+/// Runs the cases whose name contains `filter` (all without one), the way
+/// `cargo test NAME` does; the others are counted as filtered out.
+pub fn run_filtered(files: &[PathBuf], filter: Option<&str>) -> Report {
     let mut report = Report::default();
     for file in files {
-        if let Err(e) = run_file(file, &mut report) {
-            report.errors.push(format!("{}: {e}", file.display()));
-        }
+        run_file(file, filter, &mut report);
     }
     report
 }
 
-fn run_file(file: &Path, report: &mut Report) -> Result<(), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
-    let tests: TestFile = serde_saphyr::from_str(&text).map_err(|e| {
-        let first = e.to_string();
-        first
-            .lines()
-            .next()
-            .unwrap_or("invalid test file")
-            .to_string()
-    })?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let policy_paths: Vec<PathBuf> = match &tests.policy {
-        Some(list) => list.iter().map(|p| dir.join(p)).collect(),
-        None => vec![dir.to_path_buf()],
+fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
+    let mut loaded = match file::load(path) {
+        Ok(loaded) => loaded,
+        Err(problems) => return report.problems.extend(problems),
     };
-    let (set, diags) = load::load(&policy_paths);
-    if let Some(e) = diags.iter().find(|d| d.is_error()) {
-        return Err(format!(
-            "the policy does not load: {}",
-            crate::render::short(e)
-        ));
-    }
+    report.problems.append(&mut loaded.problems);
+    let (set, diags) = load::load(&loaded.policy_paths());
+    let mut errors: Vec<Diagnostic> = diags.into_iter().filter(Diagnostic::is_error).collect();
     let (policy, diags) = compile(&set, None);
-    if let Some(e) = diags.iter().find(|d: &&Diagnostic| d.is_error()) {
-        return Err(format!(
-            "the policy does not compile: {}",
-            crate::render::short(e)
-        ));
+    errors.extend(diags.into_iter().filter(Diagnostic::is_error));
+    if !errors.is_empty() {
+        report.problems.push(
+            Diagnostic::error(
+                "test::policy",
+                format!(
+                    "the tested policy has {} error(s); its cases did not run",
+                    errors.len()
+                ),
+            )
+            .in_file(&loaded.source)
+            .help("the errors follow; `policy check` on the policy shows them too"),
+        );
+        report.problems.extend(errors);
+        return;
     }
+    report
+        .problems
+        .extend(file::unknown_rules(&loaded, &file::rule_ids(&set)));
+    let Some(tests) = &loaded.file else {
+        // Schema errors: reported above; the cases cannot run.
+        return;
+    };
     for rule in &policy.rules {
         // Rules of shipped packs are covered by the packs' own tests
         // (`policy test packs/` in this repository).
@@ -201,32 +259,31 @@ fn run_file(file: &Path, report: &mut Report) -> Result<(), String> {
             report.rules.insert((rule.id.clone(), rule.origin.clone()));
         }
     }
+    let prepared = std::sync::Arc::new(Prepared::Ready(policy));
+    let dir = path.parent().unwrap_or(Path::new("."));
     for case in &tests.tests {
-        let failures = run_case(case, dir, &policy, report);
+        if filter.is_some_and(|f| !case.name.contains(f)) {
+            report.filtered_out += 1;
+            continue;
+        }
+        let failures = run_case(case, dir, &prepared, report);
         report.cases.push(CaseResult {
-            file: file.to_path_buf(),
+            file: path.to_path_buf(),
             name: case.name.clone(),
             failures,
         });
     }
-    Ok(())
 }
 
 fn run_case(
     case: &TestCase,
     dir: &Path,
-    policy: &crate::compile::CompiledPolicy,
+    prepared: &std::sync::Arc<Prepared>,
     report: &mut Report,
 ) -> Vec<String> {
     let mut failures = Vec::new();
-    let Some(hook) = catalogue::hook(&case.hook) else {
-        let hint = crate::diagnostic::did_you_mean(&case.hook, catalogue::hook_names());
-        return vec![format!(
-            "unknown hook `{}`{}",
-            case.hook,
-            hint.map(|h| format!("; did you mean `{h}`?"))
-                .unwrap_or_default()
-        )];
+    let Prepared::Ready(policy) = &**prepared else {
+        return vec!["the policy did not load".into()];
     };
     let payload = match (&case.payload, &case.payload_file) {
         (Some(p), None) => p.clone(),
@@ -242,24 +299,55 @@ fn run_case(
         },
         _ => return vec!["give exactly one of `payload` and `payload_file`".into()],
     };
-    let root = case
-        .project_root
-        .clone()
-        .unwrap_or_else(|| "/project".into());
     // Tests are reproducible: a fixed home, whoever runs them.
-    let ctx = DecideContext {
-        harness: chibi::HARNESS,
-        project_root: &root,
-        home: Some("/home/user"),
+    let home = "/home/user";
+    let (reply, matched, logged, run_error) = match case.harness.and_then(TestHarness::agent) {
+        Some(agent) => {
+            // The agent's own adapter, on the compiled policy: what `policy
+            // hook AGENT` would answer to this event.
+            let mut source = PolicySource::compiled(prepared.clone());
+            let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
+            let r = coding_agent::handle(
+                agent,
+                &mut source,
+                &event,
+                coding_agent::DEFAULT_CONTEXT,
+                Some(home),
+            );
+            let error = (r.kind == "error").then(|| r.stderr.join("; "));
+            let logged = r.logged.iter().map(|l| l.rule.clone()).collect();
+            (r.json, r.matched, logged, error)
+        }
+        None => {
+            let name = case.hook.as_deref().unwrap_or("");
+            let Some(hook) = catalogue::hook(name) else {
+                return vec![format!("unknown hook `{name}`")];
+            };
+            let root = case
+                .project_root
+                .clone()
+                .unwrap_or_else(|| "/project".into());
+            let ctx = DecideContext {
+                harness: chibi::HARNESS,
+                project_root: &root,
+                home: Some(home),
+            };
+            let outcome = engine::run(policy, hook.name, &payload, ctx);
+            let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
+            match outcome {
+                Outcome::Decided(d) => (
+                    reply.json,
+                    d.matched.clone(),
+                    d.logged.iter().map(|l| l.rule.clone()).collect(),
+                    d.error_summary(),
+                ),
+                Outcome::Failed(e) => (reply.json, Vec::new(), Vec::new(), Some(e)),
+            }
+        }
     };
-    let outcome = engine::run(policy, hook.name, &payload, ctx);
-    let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
-    let (matched, logged): (Vec<String>, Vec<String>) = match &outcome {
-        Outcome::Decided(d) => (
-            d.matched.clone(),
-            d.logged.iter().map(|l| l.rule.clone()).collect(),
-        ),
-        Outcome::Failed(_) => (Vec::new(), Vec::new()),
+    let reply = chibi::Reply {
+        json: reply,
+        stderr: Vec::new(),
     };
     report.covered.extend(matched.iter().cloned());
     report.covered.extend(logged.iter().cloned());
@@ -298,32 +386,15 @@ fn run_case(
             failures.push(format!("rule `{rule}` matched but must not"));
         }
     }
-    if let Outcome::Decided(d) = &outcome {
-        if let Some(errors) = d.error_summary() {
-            if failures.is_empty()
-                && case.expect.reply.is_none()
-                && case.expect.reply_includes.is_none()
-            {
-                failures.push(format!("a rule failed at run time: {errors}"));
-            }
+    if let Some(errors) = run_error {
+        if failures.is_empty()
+            && case.expect.reply.is_none()
+            && case.expect.reply_includes.is_none()
+        {
+            failures.push(format!("a rule failed at run time: {errors}"));
         }
     }
-    for r in known_rules(&case.expect, policy) {
-        failures.push(r);
-    }
     failures
-}
-
-/// Expectations that name rules the policy does not have are mistakes.
-fn known_rules(expect: &Expect, policy: &crate::compile::CompiledPolicy) -> Vec<String> {
-    expect
-        .matched
-        .iter()
-        .chain(&expect.not_matched)
-        .chain(&expect.logged)
-        .filter(|id| !policy.rules.iter().any(|r| &r.id == *id))
-        .map(|id| format!("no rule `{id}` in the tested policy"))
-        .collect()
 }
 
 fn list(ids: &[String]) -> String {

@@ -14,6 +14,14 @@
 //! The replies are rendered when the watchdog is armed, so the handler only
 //! does what is safe in a signal handler: atomics, `write(2)`, `_exit(2)`.
 //!
+//! When a decision log is on, the handler also appends the call's log line
+//! (README: one line per hook call): the line is rendered before deciding,
+//! as soon as the log's path is known, and the handler only opens the file
+//! (`O_APPEND`, `O_NONBLOCK` so a FIFO without reader cannot hang it),
+//! writes the line in one `write(2)` and closes it, all async-signal-safe.
+//! The decision path claims the reply before it writes its own line, so a
+//! call logs exactly one line, whoever answers.
+//!
 //! Why not a thread that sleeps until the deadline: starting it (a 2 MiB
 //! stack, `clone3`, scheduling) was a measurable part of a one-call plugin
 //! process (see BENCHMARKS.md), and a timer costs one system call.
@@ -23,9 +31,11 @@
 //! without a deadline (its `claim` always succeeds).
 
 use crate::model::OnError;
+use std::ffi::CString;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// How long a hook call may take when nothing says otherwise: far above any
 /// real decision (microseconds to milliseconds) and well below chibi's 30 s.
@@ -44,6 +54,14 @@ pub type OnTimeout = Box<dyn Fn(Option<OnError>, &str) -> (String, String) + Sen
 struct Replies([(Vec<u8>, Vec<u8>); 3]);
 
 static REPLIES: OnceLock<Replies> = OnceLock::new();
+
+/// The decision-log file and the line to append, indexed like [`Replies`].
+struct DeadlineLog {
+    path: CString,
+    lines: [Vec<u8>; 3],
+}
+
+static LOG: OnceLock<DeadlineLog> = OnceLock::new();
 static REPLIED: AtomicBool = AtomicBool::new(false);
 /// 0 unknown, 1 fail_closed, 2 fail_open.
 static ON_ERROR: AtomicU8 = AtomicU8::new(0);
@@ -51,6 +69,11 @@ static ON_ERROR: AtomicU8 = AtomicU8::new(0);
 pub struct Watchdog {
     /// Whether this watchdog owns the process timer.
     armed: bool,
+    /// What the failure reply says.
+    message: String,
+    deadline: Duration,
+    /// When the deadline passes.
+    fires_at: SystemTime,
 }
 
 impl Watchdog {
@@ -69,13 +92,59 @@ impl Watchdog {
             render(Some(OnError::FailClosed)),
             render(Some(OnError::FailOpen)),
         ]);
+        let fires_at = SystemTime::now() + deadline;
         if REPLIES.set(replies).is_err() {
-            return Watchdog { armed: false };
+            return Watchdog {
+                armed: false,
+                message,
+                deadline,
+                fires_at,
+            };
         }
         // If the timer cannot be set there is no deadline, and the call runs
         // as it would without a watchdog.
         let armed = start_timer(deadline);
-        Watchdog { armed }
+        Watchdog {
+            armed,
+            message,
+            deadline,
+            fires_at,
+        }
+    }
+
+    /// How long the call may take.
+    pub fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
+    /// The message of the deadline's failure reply.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// When the deadline passes (the time a deadline log line records).
+    pub fn fires_at(&self) -> SystemTime {
+        self.fires_at
+    }
+
+    /// Makes the deadline append a decision-log line to `path` as well:
+    /// `line` renders it for each `on_error` setting (as the replies are).
+    /// Call it before deciding, as soon as the log's path is known; only the
+    /// first call counts. Returns whether the deadline will log.
+    pub fn log_to(&self, path: &Path, line: impl Fn(Option<OnError>) -> Vec<u8>) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        if !self.armed {
+            return false;
+        }
+        let Ok(path) = CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        let lines = [
+            line(None),
+            line(Some(OnError::FailClosed)),
+            line(Some(OnError::FailOpen)),
+        ];
+        LOG.set(DeadlineLog { path, lines }).is_ok()
     }
 
     /// The deadline from the environment, or the default.
@@ -158,13 +227,39 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
         // The decision already claimed the reply; let it finish.
         return;
     }
+    let setting = usize::from(ON_ERROR.load(Ordering::SeqCst).min(2));
     if let Some(Replies(replies)) = REPLIES.get() {
-        let (out, err) = &replies[usize::from(ON_ERROR.load(Ordering::SeqCst).min(2))];
+        let (out, err) = &replies[setting];
         write_fd(2, err);
         write_fd(1, out);
     }
+    // `OnceLock::get` is one atomic load: it sees a log set by the
+    // interrupted thread either whole or not at all.
+    if let Some(log) = LOG.get() {
+        append_line(&log.path, &log.lines[setting]);
+    }
     // SAFETY: _exit is async-signal-safe and ends the process at once.
     unsafe { libc::_exit(0) }
+}
+
+/// Appends one line with a single `write(2)` (see src/decision_log.rs on
+/// why one write keeps concurrent lines whole); async-signal-safe. A log
+/// that cannot be written is skipped: the reply is already out.
+fn append_line(path: &CString, line: &[u8]) {
+    // SAFETY: a NUL-terminated path and a live slice; open, write and close
+    // are async-signal-safe.
+    unsafe {
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            0o644 as libc::c_uint,
+        );
+        if fd < 0 {
+            return;
+        }
+        libc::write(fd, line.as_ptr().cast(), line.len());
+        libc::close(fd);
+    }
 }
 
 /// `write(2)` until done or failed; async-signal-safe.

@@ -304,21 +304,80 @@ fn every_captured_payload_gets_a_reply_chibi_accepts() {
     }
 }
 
-#[test]
-fn called_as_a_tool_it_lists_the_active_rules() {
-    let home = shipped();
+/// The plugin called by the model as a tool, the way chibi calls it:
+/// `CHIBI_TOOL_NAME` set, no `CHIBI_HOOK`, the arguments as JSON on stdin.
+fn tool_call(home: &ChibiHome, arguments: &[u8]) -> String {
     let out = run(
         &home.plugin(),
         &[],
-        &[("CHIBI_TOOL_NAME", "hook_policy")],
-        b"{}",
+        &[
+            ("CHIBI_TOOL_NAME", "hook_policy"),
+            ("CHIBI_PROJECT_ROOT", "/home/user/demo/project"),
+        ],
+        arguments,
     );
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exit {:?}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn called_as_a_tool_it_lists_the_active_rules() {
+    let home = shipped();
+    for arguments in [&b"{}"[..], b"", br#"{"hook": null}"#] {
+        let text = tool_call(&home, arguments);
+        assert!(
+            text.contains("no-recursive-force-delete")
+                && text.contains("pre_shell_exec")
+                && text.contains("no-env-files"),
+            "{text}"
+        );
+    }
+}
+
+/// Issue 17, item 9: the `hook` argument was ignored, so asking for one
+/// hook listed every rule.
+#[test]
+fn called_as_a_tool_with_a_hook_it_lists_only_that_hooks_rules() {
+    let home = shipped();
+    let text = tool_call(&home, br#"{"hook": "pre_shell_exec"}"#);
+    assert!(text.contains("on hook `pre_shell_exec`"), "{text}");
     assert!(
-        text.contains("core.recursive-force-delete") && text.contains("pre_shell_exec"),
+        text.contains("core.recursive-force-delete") && text.contains("core.root-shell"),
         "{text}"
     );
+    assert!(
+        !text.contains("no-env-files") && !text.contains("pre_file_read"),
+        "rules of other hooks are listed: {text}"
+    );
+    let text = tool_call(&home, br#"{"hook": "on_start"}"#);
+    assert!(text.contains("No active guardrail rules"), "{text}");
+}
+
+#[test]
+fn called_as_a_tool_with_bad_arguments_it_says_what_to_send() {
+    let home = shipped();
+    let cases: [(&[u8], &str); 5] = [
+        (
+            br#"{"hook": "pre_shell_exc"}"#,
+            "Did you mean `pre_shell_exec`?",
+        ),
+        (br#"{"hook": 3}"#, "`hook` must be a hook name"),
+        (b"pre_shell_exec", "not valid JSON"),
+        (br#"["pre_shell_exec"]"#, "must be a JSON object"),
+        (
+            br#"{"hooks": "pre_shell_exec"}"#,
+            "unknown argument `hooks`",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let text = tool_call(&home, arguments);
+        assert!(text.contains(expected), "{text}");
+        assert!(
+            text.contains(r#"{"hook": "pre_shell_exec"}"#),
+            "says what to send: {text}"
+        );
+        assert!(!text.contains("no-env-files"), "no rule list: {text}");
+    }
 }
 
 /// The catalogue's list of chibi's built-in tools (used to catch misspelt
@@ -344,4 +403,149 @@ fn the_catalogue_knows_the_tools_chibi_offers() {
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
     assert_eq!(listed, captured);
+}
+
+/// Issue 17, item 12: where several deny rules match, the rule that names
+/// what it denies gives the reason, not the blanket "cannot be known" one.
+#[test]
+fn sudo_bash_is_denied_as_a_root_shell() {
+    let home = shipped();
+    let (hook, mut payload) = fixture("pre_shell_exec");
+    payload["command"] = json!("sudo bash");
+    let reply = home.reply(&hook, &payload);
+    assert_eq!(reply["denied"], json!(true), "{reply}");
+    let reason = reply["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("starting a root shell is not allowed")
+            && reason.contains("[hook-policy rule: no-root-shells]"),
+        "{reason}"
+    );
+}
+
+/// The order among deny reasons: a named test beats a blanket property
+/// (`opaque`), which beats a rule with no test; load order breaks ties;
+/// `priority` overrides all of it.
+#[test]
+fn deny_reasons_prefer_the_most_specific_rule_unless_priority_says_otherwise() {
+    let dir = TempDir::new("specific");
+    let rules = |opaque_priority: &str| {
+        format!(
+            "version: 1\nrules:\n  - id: shell-off\n    hook: pre_shell_exec\n    deny: \"no shell today\"\n  - id: unknowable\n    hook: pre_shell_exec\n    shell: {{ opaque: true }}\n{opaque_priority}    deny: \"cannot be known\"\n  - id: no-bash\n    hook: pre_shell_exec\n    when: command.contains('bash')\n    deny: \"no bash\"\n"
+        )
+    };
+    let (hook, mut payload) = fixture("pre_shell_exec");
+    let reason = |home: &ChibiHome, payload: &Value| {
+        home.reply(&hook, payload)["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let home = ChibiHome::install(&[&dir.write("p.yaml", &rules(""))]);
+    payload["command"] = json!("sudo bash");
+    assert!(reason(&home, &payload).starts_with("no bash"));
+    payload["command"] = json!("$X");
+    assert!(reason(&home, &payload).starts_with("cannot be known"));
+    payload["command"] = json!("ls");
+    assert!(reason(&home, &payload).starts_with("no shell today"));
+
+    let home = ChibiHome::install(&[&dir.write("q.yaml", &rules("    priority: -1\n"))]);
+    payload["command"] = json!("sudo bash");
+    assert!(reason(&home, &payload).starts_with("cannot be known"));
+}
+
+/// Issue 17, item 11: a tool `pre_api_tools` hid from the model ran anyway
+/// when the model called it by name. chibi's `pre_tool` now asks the tool
+/// filter too, with the turn's context that `pre_api_tools` recorded.
+#[test]
+fn pre_tool_blocks_a_tool_the_filter_hid_this_turn() {
+    let home = shipped();
+    let (filter_hook, mut turn) = fixture("pre_api_tools");
+    let (gate_hook, mut call) = fixture("pre_tool");
+    let gate = |call: &Value| home.reply(&gate_hook, call);
+    let call_tool = |call: &mut Value, name: &str| {
+        call["tool_name"] = json!(name);
+        call["arguments"] = json!({"path": "src/main.rs"});
+    };
+    // (context, tool, blocked by)
+    let cases = [
+        ("default", "file_head", Some("file-tools-only-for-coding")),
+        ("default", "shell_exec", None),
+        ("coding", "file_head", None),
+        ("safe", "shell_exec", Some("safe-context-tools")),
+        ("safe", "update_goals", None),
+        ("readonly", "write_file", Some("readonly-context-no-writes")),
+        ("readonly", "file_head", None),
+    ];
+    for (context, tool, blocked_by) in cases {
+        turn["context_name"] = json!(context);
+        home.reply(&filter_hook, &turn);
+        call_tool(&mut call, tool);
+        let reply = gate(&call);
+        match blocked_by {
+            Some(rule) => {
+                assert_eq!(reply["block"], json!(true), "{context}/{tool}: {reply}");
+                let message = reply["message"].as_str().unwrap();
+                assert!(
+                    message.contains(&format!("`{tool}` is not offered")) && message.contains(rule),
+                    "{context}/{tool}: {message}"
+                );
+            }
+            None => assert_eq!(reply, json!({}), "{context}/{tool}"),
+        }
+    }
+}
+
+/// Without a recorded turn, rules that do not need the context still
+/// hold at `pre_tool`; a filter-only policy registers `pre_tool` for it.
+#[test]
+fn pre_tool_enforces_a_context_free_filter_without_a_recorded_turn() {
+    let dir = TempDir::new("filter-gate");
+    let p = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-shell-tools\n    hook: pre_api_tools\n    tools: { exclude: [\"type:shell\"] }\n  - id: coding-only-fetch\n    hook: pre_api_tools\n    when: context_name != 'coding'\n    tools: { exclude: [fetch_url] }\n",
+    );
+    let home = ChibiHome::install(&[&p]);
+    let schema = stdout_json(&run(&home.plugin(), &["--schema"], &[], b""));
+    assert_eq!(schema["hooks"], json!(["pre_tool", "pre_api_tools"]));
+    let (hook, mut call) = fixture("pre_tool");
+    let reply = home.reply(&hook, &call);
+    assert_eq!(reply["block"], json!(true), "{reply}");
+    assert!(reply["message"]
+        .as_str()
+        .unwrap()
+        .contains("no-shell-tools"));
+    // A rule that needs the context cannot decide without it, and a tool
+    // filter that cannot decide hides nothing: said on stderr.
+    call["tool_name"] = json!("fetch_url");
+    call["arguments"] = json!({"url": "https://example.com"});
+    let out = home.hook(&hook, &call);
+    assert_eq!(stdout_json(&out), json!({}));
+    assert!(
+        stderr(&out).contains("no pre_api_tools call recorded"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A `pre_api_tools` payload that cannot be read leaves no turn behind:
+/// `pre_tool` must not judge by the previous turn's context.
+#[test]
+fn an_unreadable_turn_forgets_the_last_one() {
+    let home = shipped();
+    let (filter_hook, mut turn) = fixture("pre_api_tools");
+    turn["context_name"] = json!("coding");
+    home.reply(&filter_hook, &turn);
+    let (gate_hook, mut call) = fixture("pre_tool");
+    call["tool_name"] = json!("file_head");
+    call["arguments"] = json!({"path": "src/main.rs"});
+    assert_eq!(home.reply(&gate_hook, &call), json!({}));
+    let out = home.hook_raw(&filter_hook, b"{not json");
+    assert!(out.status.success());
+    let out = home.hook(&gate_hook, &call);
+    assert_eq!(stdout_json(&out), json!({}));
+    assert!(
+        stderr(&out).contains("no pre_api_tools call recorded"),
+        "judged by the last turn: {}",
+        stderr(&out)
+    );
 }

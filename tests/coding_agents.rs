@@ -19,10 +19,18 @@ fn hook_with(agent: &str, policies: &[&Path], event: &Value) -> std::process::Ou
     for p in policies {
         args.extend(["--policy", p.to_str().unwrap()]);
     }
+    // Codex takes the project root from the directory it starts the hook
+    // in (its session's), never from the event: these recorded sessions ran
+    // in the events' `cwd`.
+    let root = event["cwd"].as_str().unwrap_or("/");
     run(
         &bin(),
         &args,
-        &[("HOME", "/home/user"), ("HOOK_POLICY_CACHE", "off")],
+        &[
+            ("HOME", "/home/user"),
+            ("HOOK_POLICY_CACHE", "off"),
+            ("HOOK_POLICY_PROJECT_ROOT", root),
+        ],
         event.to_string().as_bytes(),
     )
 }
@@ -398,10 +406,13 @@ fn the_cache_gives_the_same_replies() {
 #[test]
 fn install_prints_or_merges_the_settings_entry() {
     let dir = TempDir::new("agents-install");
+    let data = dir.path().join("data");
+    let env = [("XDG_DATA_HOME", data.to_str().unwrap())];
+    let install = |args: &[&str]| run(&bin(), args, &env, b"");
     let policies = repo().join("policies");
     let p = policies.to_str().unwrap();
     // Printed.
-    let out = common::policy(&["install", "claude-code", "--policy", p], b"");
+    let out = install(&["install", "claude-code", "--policy", p]);
     assert!(
         out.status.success(),
         "{}",
@@ -412,7 +423,7 @@ fn install_prints_or_merges_the_settings_entry() {
         .as_str()
         .unwrap();
     assert!(
-        command.contains(" hook claude-code --policy /"),
+        command.contains(" hook claude-code --policy-list /"),
         "{command}"
     );
 
@@ -422,17 +433,14 @@ fn install_prints_or_merges_the_settings_entry() {
         r#"{"model": "opus", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-guard"}]}]}}"#,
     );
     for _ in 0..2 {
-        let out = common::policy(
-            &[
-                "install",
-                "claude-code",
-                "--policy",
-                p,
-                "--settings",
-                settings.to_str().unwrap(),
-            ],
-            b"",
-        );
+        let out = install(&[
+            "install",
+            "claude-code",
+            "--policy",
+            p,
+            "--settings",
+            settings.to_str().unwrap(),
+        ]);
         assert!(
             out.status.success(),
             "{}",
@@ -465,29 +473,26 @@ fn install_prints_or_merges_the_settings_entry() {
 
     // A settings file that is not JSON is left alone.
     let bad = dir.write("bad.json", "{ not json");
-    let out = common::policy(
-        &[
-            "install",
-            "gemini",
-            "--policy",
-            p,
-            "--settings",
-            bad.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let out = install(&[
+        "install",
+        "gemini",
+        "--policy",
+        p,
+        "--settings",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), "{ not json");
 
     // Gemini and Codex entries, and PicoClaw's process entry.
-    let out = common::policy(&["install", "gemini", "--policy", p], b"");
+    let out = install(&["install", "gemini", "--policy", p]);
     assert!(
         stdout_json(&out)["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
             .as_str()
             .unwrap()
             .contains("hook gemini")
     );
-    let out = common::policy(&["install", "codex", "--policy", p], b"");
+    let out = install(&["install", "codex", "--policy", p]);
     assert!(
         stdout_json(&out)["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
             .as_str()
@@ -508,10 +513,7 @@ fn install_prints_or_merges_the_settings_entry() {
         "broken.yaml",
         "version: 1\nrules: [ {id: x, hook: nope} ]\n",
     );
-    let out = common::policy(
-        &["install", "codex", "--policy", broken.to_str().unwrap()],
-        b"",
-    );
+    let out = install(&["install", "codex", "--policy", broken.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
 

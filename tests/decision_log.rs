@@ -124,3 +124,79 @@ fn failures_are_logged_as_errors() {
     assert_eq!(record["decision"], "deny");
     assert!(record["error"].as_str().unwrap().contains("not valid JSON"));
 }
+
+/// Issue 17, item 10: a call the deadline answered left no line in the log.
+/// It must leave exactly one, saying what the harness was told.
+#[test]
+fn a_deadline_answer_is_logged_once() {
+    // Two nested loops over 20,000 words: minutes of work.
+    let slow = "rules:
+  - id: slow-shell
+    hook: pre_shell_exec
+    when: command.split(' ').exists(a, command.split(' ').exists(b, a + b == 'never'))
+    deny: \"x\"
+";
+    let words = vec!["w"; 20_000].join(" ");
+    let body = serde_json::to_vec(&json!({"tool_name": "shell_exec", "command": words})).unwrap();
+    let digest = {
+        // The log identifies the payload by its SHA-256; compare with a fast call's.
+        let dir = TempDir::new("log-digest");
+        let p = dir.write(
+            "policy.yaml",
+            "version: 1\nsettings:\n  log: d.jsonl\nrules: []\n",
+        );
+        let home = ChibiHome::install(&[&p]);
+        let out = home.hook_raw("pre_shell_exec", &body);
+        assert!(out.status.success());
+        let text = std::fs::read_to_string(dir.path().join("d.jsonl")).unwrap();
+        let record: Value = serde_json::from_str(text.trim()).unwrap();
+        record["payload_sha256"].as_str().unwrap().to_string()
+    };
+    let cases = [
+        // (settings, log from the environment, decision logged, reply)
+        ("settings:\n  log: decisions.jsonl\n", false, "deny", true),
+        ("", true, "deny", true),
+        (
+            "settings:\n  log: decisions.jsonl\n  on_error: fail_open\n",
+            false,
+            "error",
+            false,
+        ),
+    ];
+    for (settings, from_env, decision, denied) in cases {
+        let dir = TempDir::new("log-deadline");
+        let p = dir.write("policy.yaml", &format!("version: 1\n{settings}{slow}"));
+        let home = ChibiHome::install(&[&p]);
+        let log = dir.path().join("decisions.jsonl");
+        let log_text = log.display().to_string();
+        let mut env = vec![
+            ("CHIBI_HOOK", "pre_shell_exec"),
+            ("HOOK_POLICY_DEADLINE_MS", "300"),
+        ];
+        if from_env {
+            env.push(("HOOK_POLICY_LOG", &log_text));
+        }
+        let out = run(&home.plugin(), &[], &env, &body);
+        assert!(out.status.success());
+        let reply = stdout_json(&out);
+        assert_eq!(reply.get("denied").is_some(), denied, "{settings}: {reply}");
+        let text = std::fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("{settings}: no decision log ({e})"));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{settings}: {text}");
+        let record: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(record["harness"], "chibi");
+        assert_eq!(record["hook"], "pre_shell_exec");
+        assert_eq!(record["decision"], decision, "{settings}: {record}");
+        assert!(
+            record["error"]
+                .as_str()
+                .unwrap()
+                .contains("took longer than 300 ms"),
+            "{record}"
+        );
+        assert_eq!(record["payload_sha256"], digest.as_str());
+        assert_eq!(record["payload_bytes"], body.len());
+        assert_eq!(record["micros"], 300_000);
+    }
+}

@@ -207,3 +207,44 @@ fn install_refuses_a_broken_policy() {
     );
     assert!(!home.path().join("plugins").exists());
 }
+
+/// Issue 17, item 8: the plugin build (`--no-default-features`) installed
+/// policies with CEL type errors that the default build refuses, and then
+/// every shell command was denied. Both builds now give one verdict; CI
+/// runs this file against both.
+#[test]
+fn install_refuses_cel_type_and_regex_errors_in_every_build() {
+    let cases = [
+        ("command < 3", "a string cannot be ordered against an int"),
+        ("comand == 'ls'", "comand"),
+        ("command.matches('(')", "invalid regex"),
+    ];
+    for (condition, problem) in cases {
+        let dir = TempDir::new("install-types");
+        let p = dir.write(
+            "p.yaml",
+            &format!(
+                "version: 1\nrules:\n  - id: a\n    hook: pre_shell_exec\n    when: \"{condition}\"\n    deny: \"x\"\n"
+            ),
+        );
+        let home = TempDir::new("home");
+        let out = policy(
+            &[
+                "install",
+                "chibi",
+                "--home",
+                &home.path().display().to_string(),
+                "--policy",
+                &p.display().to_string(),
+            ],
+            b"",
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{condition}: {err}");
+        assert!(
+            err.contains(problem) && err.contains("p.yaml:5:"),
+            "{condition}: {err}"
+        );
+        assert!(!home.path().join("plugins").exists(), "{condition}");
+    }
+}

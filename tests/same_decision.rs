@@ -191,3 +191,65 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `pre_tool` sees every harness's shell tool as chibi's `shell_exec`, with
+/// chibi's units: one rule blocks them all, and a timeout cap written in
+/// seconds reaches Claude Code's Bash in milliseconds.
+#[test]
+fn pre_tool_sees_every_shell_tool_in_canonical_terms() {
+    let dir = std::env::temp_dir().join(format!("hp-same-pre-tool-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("p.yaml");
+    std::fs::write(
+        &file,
+        "version: 1\nrules:\n  - id: no-sleep\n    hook: pre_tool\n    when: \"tool_name == 'shell_exec' && arguments.command == 'sleep 1000'\"\n    block: no sleeping\n  - id: cap\n    hook: pre_tool\n    when: tool_name == 'shell_exec' && has(arguments.timeout) && arguments.timeout > 120\n    arguments: { timeout: 120 }\n",
+    )
+    .unwrap();
+    let prepared = Arc::new(engine::prepare(&[file], None));
+    assert!(matches!(&*prepared, Prepared::Ready(_)));
+    for harness in Harness::ALL {
+        let (tool, _) = tool_call(harness, "pre_shell_exec", &json!({"command": "x"})).unwrap();
+        let ctx = DecideContext {
+            harness: harness.name(),
+            project_root: "/project",
+            home: Some("/home/user"),
+        };
+        let args = json!({"command": "sleep 1000"});
+        let d = decide_call(
+            &mut PolicySource::compiled(prepared.clone()),
+            harness,
+            tool,
+            &args,
+            &json!({}),
+            false,
+            "coding",
+            ctx,
+        );
+        assert!(
+            matches!(&d.verdict, Verdict::Deny(r) if r.contains("no sleeping")),
+            "{}: {:?}",
+            harness.name(),
+            d.verdict
+        );
+    }
+    let ctx = DecideContext {
+        harness: "claude-code",
+        project_root: "/project",
+        home: Some("/home/user"),
+    };
+    let d = decide_call(
+        &mut PolicySource::compiled(prepared),
+        Harness::ClaudeCode,
+        "Bash",
+        &json!({"command": "make", "timeout": 600_000}),
+        &json!({}),
+        false,
+        "coding",
+        ctx,
+    );
+    assert_eq!(
+        d.verdict,
+        Verdict::Rewrite(json!({"command": "make", "timeout": 120_000}))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

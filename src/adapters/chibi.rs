@@ -12,6 +12,8 @@
 //! (chibi only runs files that really live there) beside a manifest naming
 //! the policy; the copy finds the manifest next to itself and runs as a plugin.
 
+use super::chibi_turn;
+use super::tool_call::{self, PolicySource};
 use crate::catalogue::{self, EffectKind, FailureMode, HookClass, HookPoint};
 use crate::decision_log;
 use crate::engine::{self, failure_mode, Outcome, Prepared};
@@ -271,22 +273,21 @@ pub fn run_plugin(
             }),
         );
         let reply = hook_call(manifest, hook, &input, &inv.project_root, Some(&watchdog));
-        if !watchdog.claim() {
-            watchdog.yield_forever();
-        }
         for line in &reply.stderr {
             let _ = writeln!(stderr, "{line}");
         }
         let _ = writeln!(stdout, "{}", reply.json);
         return 0;
     }
-    // Called by the model as a tool.
-    let _ = writeln!(stdout, "{}", tool_answer(manifest));
+    // Called by the model as a tool: the arguments are the JSON on stdin.
+    let _ = writeln!(stdout, "{}", tool_answer(manifest, &input));
     0
 }
 
 /// One hook call from raw stdin bytes to the reply, logged when a decision
-/// log is configured.
+/// log is configured. With a watchdog, the reply is claimed from it before
+/// the log line is written: if the deadline answered instead, it wrote the
+/// call's line, and this never returns.
 pub fn hook_call(
     manifest: &Manifest,
     hook: &HookPoint,
@@ -296,12 +297,12 @@ pub fn hook_call(
 ) -> Reply {
     let started = std::time::Instant::now();
     let (mut reply, facts) = decide_call(manifest, hook, input, project_root, watchdog);
-    let log = std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or(facts.log.clone());
-    if let Some(path) = log {
-        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+    if let Some(w) = watchdog {
+        if !w.claim() {
+            w.yield_forever();
+        }
+    }
+    if let Some(log) = &facts.log {
         let record = decision_log::Record {
             harness: HARNESS,
             hook: hook.name,
@@ -314,13 +315,14 @@ pub fn hook_call(
             rule: facts.rule.as_deref(),
             reason_template: facts.reason_template.as_deref(),
             error: facts.error.as_deref(),
-            payload,
+            payload: log.payload,
             micros: started.elapsed().as_micros(),
         };
-        if let Err(e) = decision_log::append(&path, &record) {
+        let json = record.to_json_with(&decision_log::rfc3339_now(), &log.payload_sha256);
+        if let Err(e) = decision_log::append_line(&log.path, &decision_log::line(&json)) {
             reply.stderr.push(format!(
                 "hook-policy: cannot write the decision log {}: {e}",
-                path.display()
+                log.path.display()
             ));
         }
     }
@@ -329,13 +331,67 @@ pub fn hook_call(
 
 /// What the decision log needs to know beyond the reply.
 #[derive(Default)]
-struct CallFacts {
-    log: Option<PathBuf>,
+struct CallFacts<'a> {
+    log: Option<LogTarget<'a>>,
     matched: Vec<String>,
     logged: Vec<crate::eval::Logged>,
     rule: Option<String>,
     reason_template: Option<String>,
     error: Option<String>,
+}
+
+/// Where this call's log line goes, and the payload it identifies.
+struct LogTarget<'a> {
+    path: PathBuf,
+    payload: &'a [u8],
+    payload_sha256: String,
+}
+
+impl<'a> LogTarget<'a> {
+    /// Sets the log up for the call, and gives the watchdog the line it
+    /// writes should the deadline pass (rendered now: a signal handler
+    /// cannot allocate).
+    fn new(
+        path: PathBuf,
+        hook: &HookPoint,
+        input: &'a Result<Vec<u8>, String>,
+        watchdog: Option<&Watchdog>,
+    ) -> LogTarget<'a> {
+        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+        let payload_sha256 = decision_log::digest(payload);
+        if let Some(w) = watchdog {
+            let time = decision_log::rfc3339_at(w.fires_at());
+            w.log_to(&path, |on_error| {
+                let failed = failure_reply(hook, failure_mode(hook, on_error), w.message());
+                let record = decision_log::Record {
+                    harness: HARNESS,
+                    hook: hook.name,
+                    decision: decision_kind(&failed.json, true),
+                    matched: &[],
+                    logged: &[],
+                    rule: None,
+                    reason_template: None,
+                    error: Some(w.message()),
+                    payload,
+                    micros: w.deadline().as_micros(),
+                };
+                decision_log::line(&record.to_json_with(&time, &payload_sha256))
+            });
+        }
+        LogTarget {
+            path,
+            payload,
+            payload_sha256,
+        }
+    }
+}
+
+/// The log file: `HOOK_POLICY_LOG`, else the policy's `settings.log`.
+fn log_path(configured: Option<&PathBuf>) -> Option<PathBuf> {
+    std::env::var_os(decision_log::ENV_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| configured.cloned())
 }
 
 fn decision_kind(reply: &Json, failed: bool) -> &'static str {
@@ -352,13 +408,16 @@ fn decision_kind(reply: &Json, failed: bool) -> &'static str {
     }
 }
 
-fn decide_call(
+fn decide_call<'a>(
     manifest: &Manifest,
     hook: &HookPoint,
-    input: &Result<Vec<u8>, String>,
+    input: &'a Result<Vec<u8>, String>,
     project_root: &str,
     watchdog: Option<&Watchdog>,
-) -> (Reply, CallFacts) {
+) -> (Reply, CallFacts<'a>) {
+    // A log named by the environment is known before the policy loads: a
+    // deadline passing while it loads is logged too.
+    let mut log = log_path(None).map(|path| LogTarget::new(path, hook, input, watchdog));
     // Installed plugins keep their cache beside themselves (see src/cache.rs).
     let cache_dir = crate::current_exe().and_then(|exe| exe.parent().map(|d| d.join("cache")));
     let policy = match crate::cache::prepare(&manifest.policy, hook.name, cache_dir.as_deref()) {
@@ -374,14 +433,18 @@ fn decide_call(
             return (
                 reply,
                 CallFacts {
+                    log,
                     error: Some(message),
                     ..CallFacts::default()
                 },
             );
         }
     };
+    if log.is_none() {
+        log = log_path(policy.log.as_ref()).map(|path| LogTarget::new(path, hook, input, watchdog));
+    }
     let mut facts = CallFacts {
-        log: policy.log.clone(),
+        log,
         ..CallFacts::default()
     };
     let payload = match input
@@ -392,6 +455,10 @@ fn decide_call(
         Ok(p) => p,
         Err(e) => {
             facts.error = Some(e.clone());
+            if let (true, Some(dir)) = (hook.name == "pre_api_tools", plugin_dir()) {
+                // This turn's facts are unknown: never leave the last turn's.
+                chibi_turn::forget(&dir.join(TURNS_DIR));
+            }
             return (
                 reply(hook, &Outcome::Failed(e), policy.on_error, None),
                 facts,
@@ -416,12 +483,83 @@ fn decide_call(
             .and_then(|id| policy.rules.iter().find(|r| &r.id == id))
             .and_then(|r| r.reason_source.clone());
     }
-    let reply = reply(hook, &outcome, policy.on_error, Some(&payload));
+    let mut reply = reply(hook, &outcome, policy.on_error, Some(&payload));
+    match hook.name {
+        "pre_api_tools" => {
+            if let Some(dir) = plugin_dir() {
+                if let Err(e) = chibi_turn::remember(&dir.join(TURNS_DIR), &payload) {
+                    reply.stderr.push(format!("hook-policy: {e}"));
+                }
+            }
+        }
+        "pre_tool" if reply.json.get("block").is_none() => {
+            if let Some(tool) = payload.get("tool_name").and_then(Json::as_str) {
+                tool_filter_gate(manifest, tool, ctx, &mut reply, &mut facts);
+            }
+        }
+        _ => {}
+    }
     // One call per process: the OS reclaims this memory faster than freeing
     // a large compiled policy and payload piece by piece would.
     std::mem::forget(policy);
     std::mem::forget(payload);
     (reply, facts)
+}
+
+/// Where the turn facts live, beside the plugin (see `chibi_turn`).
+const TURNS_DIR: &str = "turns";
+
+/// The directory the installed plugin lives in.
+fn plugin_dir() -> Option<PathBuf> {
+    crate::current_exe().and_then(|exe| exe.parent().map(Path::to_path_buf))
+}
+
+/// `pre_tool`'s second question, as at every harness's tool gate: would
+/// the policy's `pre_api_tools` rules offer this tool in this turn? If not,
+/// the model called a hidden tool by name, and the call is blocked.
+fn tool_filter_gate(
+    manifest: &Manifest,
+    tool: &str,
+    ctx: DecideContext<'_>,
+    reply: &mut Reply,
+    facts: &mut CallFacts<'_>,
+) {
+    let dir = plugin_dir();
+    let turn = dir
+        .as_deref()
+        .and_then(|d| chibi_turn::recall(&d.join(TURNS_DIR)));
+    let cache = dir.map(|d| d.join("cache"));
+    let mut source = PolicySource::per_hook(manifest.policy.clone(), cache.as_deref());
+    // Types as chibi gives them: built-in tools by the catalogue, the rest
+    // are plugins (hook-policy's own tool among them).
+    let tool_type = catalogue::CHIBI_TOOLS
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map_or("plugin", |(_, ty)| *ty);
+    let recorded = turn.is_some();
+    let gate = tool_call::offered(
+        &mut source,
+        &[(tool.to_string(), tool_type)],
+        turn.unwrap_or_default(),
+        ctx,
+    );
+    facts.matched.extend(gate.matched);
+    if let Some(note) = gate.note {
+        let why = if recorded {
+            ""
+        } else {
+            " (no pre_api_tools call recorded this turn's context)"
+        };
+        reply.stderr.push(format!(
+            "hook-policy: pre_tool asked the tool filter: {note}{why}"
+        ));
+    }
+    if let Some((message, rule)) = gate.refused {
+        reply.json = json!({"block": true, "message": message});
+        facts.reason_template = None;
+        facts.rule = rule;
+    }
+    std::mem::forget(source);
 }
 
 /// Reads all of stdin (chibi writes the whole payload before timing us, and
@@ -456,11 +594,13 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
             (
                 // Only chibi's own hook points; other harnesses' native
                 // events never fire here.
-                policy
-                    .hooks()
-                    .into_iter()
-                    .filter(|h| catalogue::hook(h).is_some_and(|hp| hp.harness.is_none()))
-                    .collect::<Vec<_>>(),
+                with_tool_gate(
+                    policy
+                        .hooks()
+                        .into_iter()
+                        .filter(|h| catalogue::hook(h).is_some_and(|hp| hp.harness.is_none()))
+                        .collect(),
+                ),
                 format!(
                     "Guardrail policy ({n} rule{}, from {}). Call this tool to list the active rules.",
                     if n == 1 { "" } else { "s" },
@@ -484,40 +624,117 @@ pub fn plugin_schema(prepared: &Prepared, paths: &[PathBuf]) -> Json {
         "parameters": {
             "type": "object",
             "properties": {
-                "hook": { "type": "string", "description": "Only list the rules of this hook point." }
-            }
+                "hook": { "type": "string", "description": "Only list the rules of this hook point (for example pre_shell_exec)." }
+            },
+            "additionalProperties": false
         },
         "hooks": hooks,
     })
 }
 
-/// What the model gets when it calls the plugin as a tool: the active rules.
-pub fn tool_answer(manifest: &Manifest) -> String {
-    match engine::prepare(&manifest.policy, None) {
+/// A tool filter needs `pre_tool` too: there, a hidden tool the model calls
+/// by name is blocked (see `tool_filter_gate`).
+fn with_tool_gate(mut hooks: Vec<&'static str>) -> Vec<&'static str> {
+    if hooks.contains(&"pre_api_tools") && !hooks.contains(&"pre_tool") {
+        hooks.push("pre_tool");
+        hooks.sort_by_key(|h| catalogue::HOOKS.iter().position(|hp| hp.name == *h));
+    }
+    hooks
+}
+
+/// What the model gets when it calls the plugin as a tool: the active
+/// rules, or only those of the hook named by the `hook` argument. The
+/// answer is read by the model, so bad arguments get a sentence saying
+/// what to send instead, never an empty or partial list.
+pub fn tool_answer(manifest: &Manifest, input: &Result<Vec<u8>, String>) -> String {
+    let only = match tool_hook_argument(input) {
+        Ok(only) => only,
+        Err(message) => return format!("hook-policy: {message}"),
+    };
+    let policy = match engine::prepare(&manifest.policy, None) {
         Prepared::Broken { message, .. } => {
-            format!("The guardrail policy failed to load: {message}")
+            return format!("The guardrail policy failed to load: {message}")
         }
-        Prepared::Ready(policy) => {
-            let mut out = String::from("Active guardrail rules (hook-policy):\n");
-            for rule in &policy.rules {
-                let effects: Vec<&str> = EffectKind::ALL
-                    .iter()
-                    .filter(|e| effect_present(&rule.effects, **e))
-                    .map(|e| e.key())
-                    .collect();
-                out.push_str(&format!(
-                    "- {} [{}; {}]",
-                    rule.id,
-                    rule.hooks.join(", "),
-                    effects.join(", ")
-                ));
-                if let Some(d) = &rule.description {
-                    out.push_str(": ");
-                    out.push_str(d);
-                }
-                out.push('\n');
-            }
-            out
+        Prepared::Ready(policy) => policy,
+    };
+    let rules: Vec<_> = policy
+        .rules
+        .iter()
+        .filter(|r| only.is_none_or(|h| r.hooks.contains(&h)))
+        .collect();
+    let mut out = match only {
+        Some(h) if rules.is_empty() => {
+            return format!("No active guardrail rules (hook-policy) on hook `{h}`.")
+        }
+        Some(h) => format!("Active guardrail rules (hook-policy) on hook `{h}`:\n"),
+        None => String::from("Active guardrail rules (hook-policy):\n"),
+    };
+    for rule in rules {
+        let effects: Vec<&str> = EffectKind::ALL
+            .iter()
+            .filter(|e| effect_present(&rule.effects, **e))
+            .map(|e| e.key())
+            .collect();
+        out.push_str(&format!(
+            "- {} [{}; {}]",
+            rule.id,
+            rule.hooks.join(", "),
+            effects.join(", ")
+        ));
+        if let Some(d) = &rule.description {
+            out.push_str(": ");
+            out.push_str(d);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `hook` argument of a tool call: `None` for all hooks (no arguments,
+/// `{}`, or `"hook": null`), else a catalogued hook name.
+fn tool_hook_argument(input: &Result<Vec<u8>, String>) -> Result<Option<&'static str>, String> {
+    const USAGE: &str =
+        r#"send {} for every rule, or {"hook": "pre_shell_exec"} for the rules of one hook"#;
+    let bytes = input
+        .as_ref()
+        .map_err(|e| format!("cannot read the tool arguments ({e}); {USAGE}"))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let args: Json = serde_json::from_slice(bytes)
+        .map_err(|e| format!("the tool arguments are not valid JSON ({e}); {USAGE}"))?;
+    let Json::Object(args) = args else {
+        return Err(format!("the tool arguments must be a JSON object; {USAGE}"));
+    };
+    if let Some(other) = args.keys().find(|k| *k != "hook") {
+        return Err(format!(
+            "unknown argument `{other}`: the only argument is `hook`; {USAGE}"
+        ));
+    }
+    let name = match args.get("hook") {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::String(name)) => name,
+        Some(other) => {
+            return Err(format!(
+                "`hook` must be a hook name (a string), not {other}; {USAGE}"
+            ))
+        }
+    };
+    match catalogue::hook(name) {
+        Some(hook) => Ok(Some(hook.name)),
+        None => {
+            let hint = crate::diagnostic::did_you_mean(name, catalogue::hook_names())
+                .map(|h| format!(" Did you mean `{h}`?"))
+                .unwrap_or_default();
+            let known: Vec<&str> = catalogue::HOOKS
+                .iter()
+                .filter(|h| h.harness.is_none())
+                .map(|h| h.name)
+                .collect();
+            Err(format!(
+                "unknown hook `{name}`.{hint} {USAGE}; chibi's hooks: {}",
+                known.join(", ")
+            ))
         }
     }
 }
@@ -548,7 +765,8 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
     // Refuse to install a policy that does not load: chibi would deny everything.
     if let Prepared::Broken { message, .. } = engine::prepare(&absolute, None) {
         return Err(format!(
-            "the policy does not load, fix it first (`policy check`): {message}"
+            "the policy does not load, fix it first ({}): {message}",
+            engine::CHECK_COMMAND
         ));
     }
     let dir = home.join("plugins").join(PLUGIN_DIR);

@@ -7,18 +7,27 @@
 //!
 //! Replies never say "allow": an explicit allow overrides the user's own
 //! permission settings, and a guard without an opinion must stay out of the
-//! way. What each agent can be told:
+//! way. What each agent is told:
 //!
 //! | verdict    | Claude Code                  | Gemini CLI                     | Codex |
 //! |------------|------------------------------|--------------------------------|-------|
 //! | deny       | `permissionDecision: deny`   | `decision: deny`               | `permissionDecision: deny` |
-//! | ask        | `permissionDecision: ask`    | deny (no way to ask)           | deny (no way to ask) |
-//! | rewrite    | `ask` with `updatedInput`    | `hookSpecificOutput.tool_input`| deny (no way to rewrite) |
+//! | ask        | `permissionDecision: ask`    | deny                           | deny |
+//! | rewrite    | `ask` with `updatedInput`    | `hookSpecificOutput.tool_input`| deny |
 //! | no opinion | `{}`                         | `{}`                           | `{}` |
 //!
-//! A rewrite on Claude Code asks rather than allows, so the user sees the
-//! rewritten call; on Codex a rewrite cannot be applied, and running the
-//! unrewritten call would skip what the policy asked for, so it is denied.
+//! Why, from runs of the real agents (../shared/fixtures/*/README.md):
+//! Gemini CLI 0.61 has `decision: ask`, but it hung a headless `--yolo` run
+//! until killed, so an ask is a deny there. Codex 0.169 treats `ask` as
+//! unsupported and runs the command, so an ask is a deny; it applies a
+//! rewrite only with `allow` + `updatedInput`, and we never say allow, so a
+//! rewrite is denied (running the call unrewritten would skip what the
+//! policy asked for). A rewrite on Claude Code asks rather than allows, so
+//! the user sees the rewritten call; under `claude -p` (no user to ask)
+//! Claude Code refuses an asked call, rewrites included.
+//!
+//! The project root never comes from a field the model controls: see
+//! [`project_root`].
 //!
 //! A failure (policy does not load, malformed event, a rule that errors,
 //! the deadline) denies tool calls unless the policy says `on_error:
@@ -26,6 +35,7 @@
 //! status 0 with JSON, so no agent mistakes a crash for consent.
 
 use super::tool_call::{self, CallDecision, Harness, PolicySource, Verdict};
+use crate::catalogue::tools::{gemini_request_key, GeminiKey};
 use crate::catalogue::FailureMode;
 use crate::decision_log;
 use crate::engine::{self, Prepared};
@@ -44,6 +54,10 @@ pub struct Reply {
     pub kind: &'static str,
     pub matched: Vec<String>,
     pub rule: Option<String>,
+    /// The deciding rule's reason as the policy wrote it, for the log.
+    pub reason_template: Option<String>,
+    /// Why the policy could not decide, for the log.
+    pub error: Option<String>,
     /// Log-only rules that matched: what they would have done.
     pub logged: Vec<crate::eval::Logged>,
 }
@@ -56,6 +70,8 @@ impl Reply {
             kind: "none",
             matched: Vec::new(),
             rule: None,
+            reason_template: None,
+            error: None,
             logged: Vec::new(),
         }
     }
@@ -67,6 +83,41 @@ fn tool_event(harness: Harness) -> &'static str {
         Harness::Gemini => "BeforeTool",
         _ => "PreToolUse",
     }
+}
+
+/// The environment variable that names the project root for every agent,
+/// over what the agent itself says.
+pub const PROJECT_ROOT_VAR: &str = "HOOK_POLICY_PROJECT_ROOT";
+
+/// The project root of an event, from a source the model cannot steer:
+/// [`PROJECT_ROOT_VAR`] when set; else Claude Code's `CLAUDE_PROJECT_DIR`
+/// and Gemini CLI's `GEMINI_PROJECT_DIR` (each sets it for its hooks), then
+/// the event's `cwd`; for Codex the hook's own working directory, which
+/// Codex sets to the session's directory (codex-rs/hooks/src/engine/
+/// command_runner.rs), because its event `cwd` is the directory the model
+/// chose for that call (`workdir`, fixtures/codex/workdir_probe).
+pub fn project_root(harness: Harness, event: &Json) -> String {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let event_cwd = || {
+        event
+            .get("cwd")
+            .and_then(Json::as_str)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+    };
+    let process_dir = || {
+        std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string())
+    };
+    env(PROJECT_ROOT_VAR)
+        .or_else(|| match harness {
+            Harness::ClaudeCode => env("CLAUDE_PROJECT_DIR").or_else(event_cwd),
+            Harness::Gemini => env("GEMINI_PROJECT_DIR").or_else(event_cwd),
+            _ => process_dir(),
+        })
+        .or_else(process_dir)
+        .unwrap_or_else(|| "/".into())
 }
 
 /// Decides one event from raw stdin bytes.
@@ -117,6 +168,7 @@ fn failure(harness: Harness, on_error: Option<crate::model::OnError>, message: &
         return Reply {
             stderr: vec![note],
             kind: "error",
+            error: Some(message.to_string()),
             ..Reply::nothing()
         };
     }
@@ -125,9 +177,8 @@ fn failure(harness: Harness, on_error: Option<crate::model::OnError>, message: &
         json: deny_json(harness, &reason),
         stderr: vec![note],
         kind: "error",
-        matched: Vec::new(),
-        rule: None,
-        logged: Vec::new(),
+        error: Some(message.to_string()),
+        ..Reply::nothing()
     }
 }
 
@@ -159,18 +210,10 @@ fn tool_use(
             "the event has no tool_name or no tool_input object",
         );
     }
-    let cwd = event
-        .get("cwd")
-        .and_then(Json::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| {
-            std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_else(|_| "/".into())
-        });
+    let root = project_root(harness, event);
     let ctx = DecideContext {
         harness: harness.name(),
-        project_root: &cwd,
+        project_root: &root,
         home,
     };
     let d = tool_call::decide_call(source, harness, tool, args, event, false, context_name, ctx);
@@ -230,8 +273,10 @@ fn render(harness: Harness, d: CallDecision) -> Reply {
             (false, "none") if !d.logged.is_empty() => "log",
             (false, kind) => kind,
         },
+        error: (d.failed || !d.notes.is_empty()).then(|| d.notes.join("; ")),
         matched: d.matched,
         rule: d.rule,
+        reason_template: d.reason_template,
         logged: d.logged,
     }
 }
@@ -249,14 +294,10 @@ fn gemini_before_model(
         .cloned()
         .unwrap_or_else(|| json!({}));
     let payload = json!({"context_name": context_name, "request_body": body});
-    let cwd = event
-        .get("cwd")
-        .and_then(Json::as_str)
-        .unwrap_or("/")
-        .to_string();
+    let root = project_root(Harness::Gemini, event);
     let ctx = DecideContext {
         harness: Harness::Gemini.name(),
-        project_root: &cwd,
+        project_root: &root,
         home,
     };
     let policy = match source.get("pre_api_request") {
@@ -268,6 +309,7 @@ fn gemini_before_model(
                     "hook-policy: gemini: the policy does not load: {message}"
                 )],
                 kind: "error",
+                error: Some(format!("the policy does not load: {message}")),
                 ..Reply::nothing()
             };
         }
@@ -281,6 +323,7 @@ fn gemini_before_model(
                     d.error_summary().unwrap_or_default()
                 )],
                 kind: "error",
+                error: d.error_summary(),
                 ..Reply::nothing()
             }
         }
@@ -288,6 +331,7 @@ fn gemini_before_model(
             return Reply {
                 stderr: vec![format!("hook-policy: gemini: {m}")],
                 kind: "error",
+                error: Some(m),
                 ..Reply::nothing()
             }
         }
@@ -295,41 +339,53 @@ fn gemini_before_model(
     if d.request.is_empty() {
         return Reply::nothing();
     }
-    let mut request = Map::new();
-    let mut config = Map::new();
+    // Gemini sets temperature, maxOutputTokens, topP and topK from the
+    // reply's config, unsetting the ones left out: start from the incoming
+    // config and change only the rule's keys.
+    let incoming = event
+        .pointer("/llm_request/config")
+        .and_then(Json::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut config = incoming.clone();
+    let mut model = None;
+    let mut stderr = Vec::new();
     for (key, won) in &d.request {
-        match gemini_config_key(key) {
-            Some(k) => {
+        match gemini_request_key(key) {
+            Some(GeminiKey::Config(k)) => {
                 config.insert(k.into(), won.value.clone());
             }
-            None => {
-                request.insert(key.clone(), won.value.clone());
-            }
+            Some(GeminiKey::Model) => model = Some(won.value.clone()),
+            None => stderr.push(format!(
+                "hook-policy: gemini: request key `{key}` (rule {}) is not applied: Gemini CLI takes only model, temperature, maxOutputTokens, topP and topK from a BeforeModel reply",
+                won.rule
+            )),
         }
     }
-    if !config.is_empty() {
+    let mut request = Map::new();
+    if let Some(m) = model {
+        request.insert("model".into(), m);
+    }
+    if config != incoming {
         request.insert("config".into(), Json::Object(config));
+    }
+    if request.is_empty() {
+        return Reply {
+            stderr,
+            matched: d.matched.clone(),
+            ..Reply::nothing()
+        };
     }
     Reply {
         json: json!({"hookSpecificOutput": {"llm_request": request}}),
-        stderr: Vec::new(),
+        stderr,
         kind: "modify",
         matched: d.matched.clone(),
-        rule: None,
+        rule: d.request.first().map(|(_, w)| w.rule.clone()),
+        reason_template: None,
+        error: None,
         logged: d.logged.clone(),
     }
-}
-
-/// chibi's request keys (OpenAI style) and their Gemini generation-config names.
-fn gemini_config_key(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "temperature" => "temperature",
-        "max_tokens" | "max_output_tokens" | "maxOutputTokens" => "maxOutputTokens",
-        "top_p" | "topP" => "topP",
-        "top_k" | "topK" => "topK",
-        "stop" | "stop_sequences" | "stopSequences" => "stopSequences",
-        _ => return None,
-    })
 }
 
 /// Where a one-process-per-event agent keeps its policy cache.
@@ -341,10 +397,53 @@ pub fn cache_dir() -> Option<PathBuf> {
     Some(base.join("hook-policy"))
 }
 
+/// Where a hook call finds its policy: paths given on the command line, or
+/// a list file written by `policy install` (one path a line), which lets
+/// the installed command stay the same when the policy changes.
+#[derive(Debug, Clone)]
+pub enum PolicyFrom {
+    Paths(Vec<PathBuf>),
+    List(PathBuf),
+}
+
+impl PolicyFrom {
+    /// The policy paths, or why they cannot be known.
+    pub fn paths(&self) -> Result<Vec<PathBuf>, String> {
+        match self {
+            PolicyFrom::Paths(p) => Ok(p.clone()),
+            PolicyFrom::List(file) => read_policy_list(file),
+        }
+    }
+}
+
+/// The paths of a policy list file: one a line; blank lines and `#`
+/// comments skipped. An empty list is an error (nothing would guard).
+pub fn read_policy_list(file: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        format!(
+            "cannot read the policy list {}: {e}; run `policy install` again",
+            file.display()
+        )
+    })?;
+    let paths: Vec<PathBuf> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(PathBuf::from)
+        .collect();
+    if paths.is_empty() {
+        return Err(format!(
+            "the policy list {} names no policy",
+            file.display()
+        ));
+    }
+    Ok(paths)
+}
+
 /// Runs one hook call of a coding agent; always exit status 0.
 pub fn run(
     harness: Harness,
-    policy: &[PathBuf],
+    policy: &PolicyFrom,
     context_name: &str,
     stdin: &mut dyn Read,
     stdout: &mut dyn Write,
@@ -361,7 +460,10 @@ pub fn run(
     );
     let started = std::time::Instant::now();
     let cache = cache_dir();
-    let mut source = PolicySource::per_hook(policy.to_vec(), cache.as_deref());
+    let mut source = match policy.paths() {
+        Ok(paths) => PolicySource::per_hook(paths, cache.as_deref()),
+        Err(message) => PolicySource::broken(message),
+    };
     watchdog.set_on_error(source_on_error(&mut source));
     let home = std::env::var("HOME").ok();
     let mut reply = handle(harness, &mut source, &input, context_name, home.as_deref());
@@ -376,6 +478,21 @@ pub fn run(
     let _ = stdout.flush();
     std::mem::forget(source);
     0
+}
+
+/// The log's name for an event: the agent's own event name under the
+/// agent's prefix (`gemini.BeforeModel`, `claude_code.PreToolUse`).
+fn event_label(harness: Harness, event: Option<&Json>) -> String {
+    let prefix = match harness {
+        Harness::ClaudeCode => "claude_code",
+        other => other.name(),
+    };
+    let name = event
+        .and_then(|e| e.get("hook_event_name"))
+        .and_then(Json::as_str)
+        .filter(|n| n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .unwrap_or("unknown");
+    format!("{prefix}.{name}")
 }
 
 fn log_call(
@@ -396,19 +513,34 @@ fn log_call(
     else {
         return;
     };
+    let payload = input.as_deref().unwrap_or(&[]);
+    let event: Option<Json> = serde_json::from_slice(payload).ok();
+    let id = |k: &str| {
+        event
+            .as_ref()
+            .and_then(|e| e.get(k))
+            .and_then(Json::as_str)
+            .filter(|s| s.len() <= 200)
+    };
+    let ids = decision_log::Ids {
+        session: id("session_id"),
+        turn: id("turn_id").or_else(|| id("prompt_id")),
+        tool_call: id("tool_use_id"),
+    };
+    let hook = event_label(harness, event.as_ref());
     let record = decision_log::Record {
         harness: harness.name(),
-        hook: "tool_call",
+        hook: &hook,
         decision: reply.kind,
         matched: &reply.matched,
         logged: &reply.logged,
         rule: reply.rule.as_deref(),
-        reason_template: None,
-        error: None,
-        payload: input.as_deref().unwrap_or(&[]),
+        reason_template: reply.reason_template.as_deref(),
+        error: reply.error.as_deref(),
+        payload,
         micros: started.elapsed().as_micros(),
     };
-    if let Err(e) = decision_log::append(&path, &record) {
+    if let Err(e) = decision_log::append_with(&path, &record, ids) {
         reply.stderr.push(format!(
             "hook-policy: cannot write the decision log {}: {e}",
             path.display()
@@ -416,121 +548,6 @@ fn log_call(
     }
 }
 
-/// The settings entry that makes an agent call `policy hook AGENT`.
 /// The context name tool-filter rules see from a coding agent unless
 /// `--context` says otherwise: these agents are coding agents.
 pub const DEFAULT_CONTEXT: &str = "coding";
-
-pub fn settings_entry(harness: Harness, exe: &Path, policy: &[PathBuf]) -> Json {
-    let mut command = format!(
-        "{} hook {}",
-        shell_quote(&exe.display().to_string()),
-        harness.name()
-    );
-    for p in policy {
-        command.push_str(" --policy ");
-        command.push_str(&shell_quote(&p.display().to_string()));
-    }
-    let hook = json!({"type": "command", "command": command});
-    match harness {
-        Harness::ClaudeCode => json!({"hooks": {
-            "PreToolUse": [{"matcher": "*", "hooks": [hook]}],
-        }}),
-        Harness::Gemini => {
-            let named = json!({"type": "command", "command": command, "name": "hook-policy"});
-            json!({"hooks": {
-                "BeforeTool": [{"matcher": ".*", "hooks": [named.clone()]}],
-                "BeforeModel": [{"hooks": [named]}],
-            }})
-        }
-        Harness::Codex => json!({"hooks": {
-            "PreToolUse": [{"hooks": [hook]}],
-        }}),
-        Harness::PicoClaw => unreachable!("PicoClaw is configured by `policy install picoclaw`"),
-    }
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Whether a settings hook entry is ours (any earlier install).
-fn is_ours(entry: &Json, harness: Harness) -> bool {
-    let needle = format!(" hook {}", harness.name());
-    entry
-        .get("hooks")
-        .and_then(Json::as_array)
-        .is_some_and(|hs| {
-            hs.iter().any(|h| {
-                h.get("command")
-                    .and_then(Json::as_str)
-                    .is_some_and(|c| c.contains(&needle) && c.contains("--policy"))
-            })
-        })
-}
-
-/// Merges `entry` into the settings file, replacing earlier hook-policy
-/// entries and keeping everything else. The file is written whole to a
-/// temporary file and renamed; the previous version is kept as `*.bak`.
-pub fn merge_settings(harness: Harness, settings: &Path, entry: &Json) -> Result<String, String> {
-    let mut doc = match std::fs::read_to_string(settings) {
-        Ok(text) if text.trim().is_empty() => json!({}),
-        Ok(text) => serde_json::from_str::<Json>(&text).map_err(|e| {
-            format!(
-                "{} is not valid JSON ({e}); fix it or pass another --settings file, nothing was changed",
-                settings.display()
-            )
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
-        Err(e) => return Err(format!("cannot read {}: {e}", settings.display())),
-    };
-    let Some(root) = doc.as_object_mut() else {
-        return Err(format!(
-            "{} is not a JSON object; nothing was changed",
-            settings.display()
-        ));
-    };
-    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err(format!(
-            "`hooks` in {} is not an object; nothing was changed",
-            settings.display()
-        ));
-    };
-    for (event, groups) in entry["hooks"].as_object().into_iter().flatten() {
-        let list = hooks.entry(event.clone()).or_insert_with(|| json!([]));
-        let Some(list) = list.as_array_mut() else {
-            return Err(format!(
-                "`hooks.{event}` in {} is not a list; nothing was changed",
-                settings.display()
-            ));
-        };
-        list.retain(|g| !is_ours(g, harness));
-        list.extend(groups.as_array().into_iter().flatten().cloned());
-    }
-    if let Some(dir) = settings.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    if settings.exists() {
-        let bak = settings.with_extension("json.bak");
-        std::fs::copy(settings, &bak)
-            .map_err(|e| format!("cannot back up to {}: {e}", bak.display()))?;
-    }
-    let tmp = settings.with_extension("json.hook-policy.tmp");
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, settings)
-        .map_err(|e| format!("cannot replace {}: {e}", settings.display()))?;
-    Ok(format!(
-        "merged the hook-policy entry into {} (previous version kept as .bak)",
-        settings.display()
-    ))
-}

@@ -35,200 +35,103 @@ use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// A harness other than chibi.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Harness {
-    ClaudeCode,
-    Gemini,
-    Codex,
-    PicoClaw,
-}
-
-impl Harness {
-    pub const ALL: [Harness; 4] = [
-        Harness::ClaudeCode,
-        Harness::Gemini,
-        Harness::Codex,
-        Harness::PicoClaw,
-    ];
-
-    /// The name conditions see in `harness` and the CLI accepts.
-    pub fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Gemini => "gemini",
-            Harness::Codex => "codex",
-            Harness::PicoClaw => "picoclaw",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "Claude Code",
-            Harness::Gemini => "Gemini CLI",
-            Harness::Codex => "Codex",
-            Harness::PicoClaw => "PicoClaw",
-        }
-    }
-
-    /// Whether the harness can put a question to the user itself.
-    pub fn can_ask(self) -> bool {
-        matches!(self, Harness::ClaudeCode)
-    }
-}
-
-/// Where in the arguments an action finds what it needs. The first key
-/// present wins (tools have renamed arguments between releases).
-pub type Keys = &'static [&'static str];
-
-/// What a tool does, in canonical terms.
-#[derive(Debug, Clone, Copy)]
-pub enum Action {
-    /// Runs a shell command line: `pre_shell_exec`.
-    Shell { command: Keys },
-    /// Reads a file or lists a directory: `pre_file_read` (when a path is given).
-    Read { path: Keys },
-    /// Writes or edits one file: `pre_file_write`.
-    Write { path: Keys, content: Keys },
-    /// Claude Code's MultiEdit: one file, `edits[].new_string` as content.
-    MultiEdit { path: Keys },
-    /// Fetches a URL: `pre_fetch_url`.
-    Fetch { url: Keys },
-    /// Fetches every URL found in a free-text argument (Gemini's web_fetch).
-    FetchInText { text: Keys },
-    /// A Codex patch: `pre_file_write` for every file it adds, updates,
-    /// deletes or moves to, with the added lines as content.
-    Patch { text: Keys },
-    /// Nothing a permission hook guards.
-    Other,
-}
-
-/// One native tool of one harness.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolMapping {
-    pub harness: Harness,
-    /// The tool's name; a trailing `*` matches a prefix (`mcp__*`).
-    pub tool: &'static str,
-    /// The tool type `pre_api_tools` rules see (chibi's categories).
-    pub tool_type: &'static str,
-    pub action: Action,
-}
-
-const fn map(
-    harness: Harness,
-    tool: &'static str,
-    tool_type: &'static str,
-    action: Action,
-) -> ToolMapping {
-    ToolMapping {
-        harness,
-        tool,
-        tool_type,
-        action,
-    }
-}
-
+pub use crate::catalogue::tools::{
+    canonical, mapping, native_hook, permission_hooks, Action, Canonical, Harness, Keys,
+    ToolMapping, TOOL_MAP,
+};
 use Action::*;
 use Harness::*;
-
-/// Every native tool hook-policy understands. Tools not listed are
-/// `pre_tool` and `pre_api_tools` only, except that a string argument named
-/// `command` or `url` is still checked as a shell command or a URL: an MCP
-/// server's "run" or "fetch" tool must not be a way around the guard.
-#[rustfmt::skip] // a table: one mapping per line reads best
-pub const TOOL_MAP: &[ToolMapping] = &[
-    map(ClaudeCode, "Bash", "shell", Shell { command: &["command"] }),
-    map(ClaudeCode, "Read", "fs_read", Read { path: &["file_path"] }),
-    map(ClaudeCode, "Glob", "fs_read", Read { path: &["path"] }),
-    map(ClaudeCode, "Grep", "fs_read", Read { path: &["path"] }),
-    map(ClaudeCode, "LS", "fs_read", Read { path: &["path"] }),
-    map(ClaudeCode, "Write", "fs_write", Write { path: &["file_path"], content: &["content"] }),
-    map(ClaudeCode, "Edit", "fs_write", Write { path: &["file_path"], content: &["new_string"] }),
-    map(ClaudeCode, "MultiEdit", "fs_write", MultiEdit { path: &["file_path"] }),
-    map(ClaudeCode, "NotebookEdit", "fs_write", Write { path: &["notebook_path"], content: &["new_source"] }),
-    map(ClaudeCode, "WebFetch", "network", Fetch { url: &["url"] }),
-    map(ClaudeCode, "WebSearch", "network", Other),
-    map(ClaudeCode, "Task", "flow", Other),
-    map(ClaudeCode, "TodoWrite", "memory", Other),
-    map(ClaudeCode, "mcp__*", "plugin", Other),
-    map(Gemini, "run_shell_command", "shell", Shell { command: &["command"] }),
-    map(Gemini, "read_file", "fs_read", Read { path: &["file_path", "absolute_path", "path"] }),
-    map(Gemini, "list_directory", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "glob", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "search_file_content", "fs_read", Read { path: &["dir_path", "path"] }),
-    map(Gemini, "write_file", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["content"] }),
-    map(Gemini, "replace", "fs_write", Write { path: &["file_path", "absolute_path"], content: &["new_string"] }),
-    map(Gemini, "web_fetch", "network", FetchInText { text: &["prompt"] }),
-    map(Gemini, "google_web_search", "network", Other),
-    map(Gemini, "save_memory", "memory", Other),
-    map(Gemini, "mcp__*", "plugin", Other),
-    map(Codex, "Bash", "shell", Shell { command: &["command"] }),
-    map(Codex, "apply_patch", "fs_write", Patch { text: &["command", "patch", "input"] }),
-    map(Codex, "mcp__*", "plugin", Other),
-    map(PicoClaw, "exec", "shell", Shell { command: &["command"] }),
-    map(PicoClaw, "read_file", "fs_read", Read { path: &["path"] }),
-    map(PicoClaw, "list_dir", "fs_read", Read { path: &["path"] }),
-    map(PicoClaw, "write_file", "fs_write", Write { path: &["path"], content: &["content"] }),
-    map(PicoClaw, "edit_file", "fs_write", Write { path: &["path"], content: &["new_text", "new_string", "content"] }),
-    map(PicoClaw, "append_file", "fs_write", Write { path: &["path"], content: &["content"] }),
-    map(PicoClaw, "web_fetch", "network", Fetch { url: &["url"] }),
-    map(PicoClaw, "web_search", "network", Other),
-    map(PicoClaw, "spawn", "flow", Other),
-    map(PicoClaw, "subagent", "flow", Other),
-    map(PicoClaw, "message", "flow", Other),
-];
-
-/// The mapping of a native tool, if it is listed.
-pub fn mapping(harness: Harness, tool: &str) -> Option<&'static ToolMapping> {
-    TOOL_MAP.iter().find(|m| {
-        m.harness == harness
-            && match m.tool.strip_suffix('*') {
-                Some(prefix) => tool.starts_with(prefix),
-                None => m.tool == tool,
-            }
-    })
-}
-
-/// The native event a harness's tool calls also count as.
-pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
-    match (harness, approval) {
-        (ClaudeCode, _) => "claude_code.PreToolUse",
-        (Gemini, _) => "gemini.BeforeTool",
-        (Codex, _) => "codex.PreToolUse",
-        (PicoClaw, false) => "picoclaw.before_tool",
-        (PicoClaw, true) => "picoclaw.approve_tool",
-    }
-}
 
 /// One canonical question: a hook point and the payload chibi would send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
     pub hook: &'static str,
     pub payload: Json,
+    /// Said after a deny's reason when the call did not name the path
+    /// itself (a search reads files it was not told about).
+    pub note: Option<&'static str>,
 }
+
+/// Why a search was denied for a file it was not asked about.
+const SEARCH_NOTE: &str = "(the search would read it; search a narrower directory or pass an include glob that leaves it out)";
 
 fn first_str(args: &Json, keys: Keys) -> Option<&str> {
     keys.iter()
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
-/// The permission questions a call implies.
-pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check> {
+/// Strings of the first present key: one string, or every string of a list.
+fn string_list(args: &Json, keys: Keys) -> Vec<String> {
+    match keys.iter().find_map(|k| args.get(*k)) {
+        Some(Json::String(s)) => vec![s.clone()],
+        Some(Json::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every string under a key named `url`, at any depth (bounded: arguments
+/// nested deeper than 16 levels are not a tool's real shape).
+fn nested_urls(args: &Json) -> Vec<&str> {
+    fn walk<'a>(v: &'a Json, depth: usize, out: &mut Vec<&'a str>) {
+        if depth > 16 {
+            return;
+        }
+        match v {
+            Json::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v) {
+                        ("url", Json::String(s)) => out.push(s),
+                        _ => walk(v, depth + 1, out),
+                    }
+                }
+            }
+            Json::Array(items) => items.iter().for_each(|i| walk(i, depth + 1, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(args, 0, &mut out);
+    out
+}
+
+/// The permission questions a call implies. `root` is the project root;
+/// `call_dir` the directory the call runs in when the harness says it
+/// differs (Codex's per-call `workdir`): relative patch paths and a
+/// search's relative directory are taken from it. A search too wide to
+/// check is an error (the caller denies).
+pub fn permission_checks(
+    harness: Harness,
+    tool: &str,
+    args: &Json,
+    root: &str,
+    call_dir: Option<&str>,
+) -> Result<Vec<Check>, String> {
     let shell = |command: &str| Check {
         hook: "pre_shell_exec",
         payload: json!({"tool_name": tool, "command": command}),
+        note: None,
     };
     let read = |path: &str| Check {
         hook: "pre_file_read",
         payload: json!({"tool_name": tool, "path": path}),
+        note: None,
+    };
+    let searched = |path: &str| Check {
+        note: Some(SEARCH_NOTE),
+        ..read(path)
     };
     let write = |path: &str, content: Option<&str>| Check {
         hook: "pre_file_write",
         payload: json!({"tool_name": tool, "path": path, "content": content}),
+        note: None,
     };
     let fetch = |url: &str| Check {
         hook: "pre_fetch_url",
         payload: fetch_payload(tool, url),
+        note: None,
     };
     let action = mapping(harness, tool).map_or(Other, |m| m.action);
     let mut out = Vec::new();
@@ -269,6 +172,44 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
             out.push(write(p, Some(&content.join("\n"))));
         }
         Fetch { url } => out.push(fetch(first_str(args, url).unwrap_or(""))),
+        Search { path, include } => {
+            let dir = first_str(args, path).unwrap_or(".");
+            let globs = string_list(args, include);
+            let base = call_dir.unwrap_or(root);
+            let files =
+                super::search_walk::files_searched(dir, &globs, base).map_err(|e| e.to_string())?;
+            for (i, file) in files.iter().enumerate() {
+                // The directory itself was named; the files below were not.
+                out.push(if i == 0 { read(file) } else { searched(file) });
+            }
+        }
+        ReadMany { list } => {
+            // Plain paths are reads; globs are expanded like a search's
+            // include globs, over the call's directory.
+            let (globs, plain): (Vec<String>, Vec<String>) = string_list(args, list)
+                .into_iter()
+                .partition(|p| p.contains(['*', '?', '[', '{']));
+            for p in &plain {
+                out.push(read(p));
+            }
+            if !globs.is_empty() {
+                let base = call_dir.unwrap_or(root);
+                let files = super::search_walk::files_searched(".", &globs, base)
+                    .map_err(|e| e.to_string())?;
+                for file in files.iter().skip(1) {
+                    out.push(searched(file));
+                }
+            }
+        }
+        Watch { command } => {
+            if let Some(c) = first_str(args, command) {
+                out.push(shell(c));
+            }
+            for u in nested_urls(args) {
+                out.push(fetch(u));
+            }
+        }
+        LoadTools { .. } => {}
         FetchInText { text } => {
             for url in urls_in_text(first_str(args, text).unwrap_or("")) {
                 out.push(fetch(url));
@@ -276,21 +217,28 @@ pub fn permission_checks(harness: Harness, tool: &str, args: &Json) -> Vec<Check
         }
         Patch { text } => {
             for (path, content) in patch_files(first_str(args, text).unwrap_or("")) {
+                // Codex applies a patch in the call's working directory.
+                let path = match call_dir {
+                    Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
+                        format!("{}/{path}", dir.trim_end_matches('/'))
+                    }
+                    _ => path,
+                };
                 out.push(write(&path, Some(&content)));
             }
         }
         Other => {
             // Unlisted tools (MCP servers, plugins): a command or URL
-            // argument is what it looks like.
+            // argument is what it looks like, at any depth for URLs.
             if let Some(c) = args.get("command").and_then(Json::as_str) {
                 out.push(shell(c));
             }
-            if let Some(u) = args.get("url").and_then(Json::as_str) {
+            for u in nested_urls(args) {
                 out.push(fetch(u));
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -413,6 +361,15 @@ impl PolicySource {
         }
     }
 
+    /// A source whose policy cannot be had (its list file is missing):
+    /// every hook gets `message` as a load failure, and fails by its class.
+    pub fn broken(message: String) -> PolicySource {
+        PolicySource::compiled(std::sync::Arc::new(Prepared::Broken {
+            message,
+            diagnostics: Vec::new(),
+        }))
+    }
+
     pub fn per_hook(paths: Vec<PathBuf>, cache_dir: Option<&Path>) -> PolicySource {
         PolicySource {
             paths,
@@ -458,6 +415,9 @@ pub struct CallDecision {
     pub notes: Vec<String>,
     /// Whether the verdict comes from a failure rather than a rule.
     pub failed: bool,
+    /// The deciding rule's reason as the policy wrote it (before `${{ }}`
+    /// interpolation), for the decision log.
+    pub reason_template: Option<String>,
 }
 
 /// The result of one canonical question.
@@ -505,8 +465,161 @@ fn ask(
     }
 }
 
+/// A rule's reason as written, looked up in the policy compiled for `hook`.
+fn template(source: &mut PolicySource, hook: &'static str, rule: &str) -> Option<String> {
+    match source.get(hook) {
+        Prepared::Ready(p) => p
+            .rules
+            .iter()
+            .find(|r| r.id == rule)
+            .and_then(|r| r.reason_source.clone()),
+        Prepared::Broken { .. } => None,
+    }
+}
+
+/// A native tool's arguments as `pre_tool` sees them: the listed ones
+/// renamed and rescaled, the rest unchanged.
+pub fn to_canonical(c: &Canonical, args: &Map<String, Json>) -> Json {
+    let mut out = Map::new();
+    for (k, v) in args {
+        match c.args.iter().find(|a| a.native == k) {
+            Some(a) => {
+                out.insert(a.canonical.into(), scale_down(v, a.native_per_unit));
+            }
+            None => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Json::Object(out)
+}
+
+/// A canonical argument a `pre_tool` rule set, in the harness's own name and unit.
+pub fn to_native(c: &Canonical, key: &str, value: Json) -> (String, Json) {
+    match c.args.iter().find(|a| a.canonical == key) {
+        Some(a) => (a.native.to_string(), scale_up(&value, a.native_per_unit)),
+        None => (key.to_string(), value),
+    }
+}
+
+fn scale_down(v: &Json, per: u32) -> Json {
+    if per == 1 {
+        return v.clone();
+    }
+    match v {
+        Json::Number(n) if n.as_u64().is_some_and(|u| u % u64::from(per) == 0) => {
+            json!(n.as_u64().unwrap_or(0) / u64::from(per))
+        }
+        Json::Number(n) => n
+            .as_f64()
+            .map_or_else(|| v.clone(), |f| json!(f / f64::from(per))),
+        other => other.clone(),
+    }
+}
+
+fn scale_up(v: &Json, per: u32) -> Json {
+    if per == 1 {
+        return v.clone();
+    }
+    match v {
+        Json::Number(n) if n.as_i64().is_some() => {
+            json!(n.as_i64().unwrap_or(0).saturating_mul(i64::from(per)))
+        }
+        Json::Number(n) => n
+            .as_f64()
+            .map_or_else(|| v.clone(), |f| json!((f * f64::from(per)).round() as i64)),
+        other => other.clone(),
+    }
+}
+
+/// The tools a ToolSearch query loads by name: `select:A,B`.
+fn tools_selected(query: &str) -> Vec<String> {
+    query
+        .trim()
+        .strip_prefix("select:")
+        .map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn with_rule(text: &str, rule: &str) -> String {
     format!("{text} [hook-policy rule: {rule}]")
+}
+
+/// Whether the tool filter would offer one tool: the answer of step 2.
+#[derive(Debug, Default)]
+pub struct Offered {
+    /// The reason and the rule, when the tool would not be offered.
+    pub refused: Option<(String, Option<String>)>,
+    /// Rules of the filter that matched.
+    pub matched: Vec<String>,
+    /// A filter that could not decide, for stderr: what it could not decide
+    /// hides nothing (the tool-filter class fails open).
+    pub note: Option<String>,
+}
+
+/// Asks the policy's `pre_api_tools` rules about the called tool (first in
+/// `tools`) and any tools the call would load, with `turn`
+/// (the rest of the payload: `context_name`, `fuel_*`) as the turn's facts.
+/// A tool hidden from the model must not run when called by name anyway.
+pub fn offered(
+    source: &mut PolicySource,
+    tools: &[(String, &str)],
+    mut turn: Map<String, Json>,
+    ctx: DecideContext<'_>,
+) -> Offered {
+    let tool = tools.first().map_or("", |(n, _)| n.as_str());
+    let listed: Vec<Json> = tools
+        .iter()
+        .map(|(n, t)| json!({"name": n, "type": t}))
+        .collect();
+    turn.insert("tools".into(), Json::Array(listed));
+    let mut out = Offered::default();
+    let policy = match source.get("pre_api_tools") {
+        Prepared::Ready(p) => p,
+        Prepared::Broken { message, .. } => {
+            out.note = Some(format!(
+                "pre_api_tools: the policy does not load: {message}"
+            ));
+            return out;
+        }
+    };
+    match engine::run(policy, "pre_api_tools", &Json::Object(turn), ctx) {
+        engine::Outcome::Failed(message) => out.note = Some(format!("pre_api_tools: {message}")),
+        engine::Outcome::Decided(d) => {
+            // Rules that failed could only have hidden more (excludes
+            // unite, includes intersect): what the others hide stays hidden.
+            if let Some(errors) = d.error_summary() {
+                out.note = Some(format!(
+                    "pre_api_tools: a rule failed at run time: {errors}"
+                ));
+            }
+            let hidden = tools.iter().map(|(n, _)| n.as_str()).find(|n| {
+                let included = d.include.as_ref().is_none_or(|i| i.iter().any(|x| x == n));
+                let excluded = d.exclude.iter().any(|x| x == n);
+                !included || excluded
+            });
+            if let Some(name) = hidden {
+                let rules = d.matched.join(", ");
+                let what = if name == tool {
+                    format!("the tool `{tool}` is not offered under this policy")
+                } else {
+                    format!("`{tool}` would load `{name}`, which is not offered under this policy")
+                };
+                out.refused = Some((
+                    format!("{what} [hook-policy rule: {rules}]"),
+                    d.matched.first().cloned(),
+                ));
+            }
+            out.matched = d.matched;
+        }
+    }
+    out
 }
 
 /// Decides one tool call. `approval` selects PicoClaw's approve_tool as the
@@ -530,6 +643,7 @@ pub fn decide_call(
         rule: None,
         notes: Vec::new(),
         failed: false,
+        reason_template: None,
     };
     let mut asked: Option<(String, String)> = None;
     let deny = |out: &mut CallDecision, reason: String, rule: Option<String>| {
@@ -538,9 +652,14 @@ pub fn decide_call(
     };
     let args_map = arguments.as_object().cloned().unwrap_or_default();
 
-    // 1. pre_tool: block, or rewrite the arguments.
+    // 1. pre_tool: block, or rewrite the arguments, in canonical terms
+    // (chibi's tool name, names and units), turned back afterwards.
     let mut args = Json::Object(args_map.clone());
-    let payload = json!({"tool_name": tool, "arguments": args});
+    let view = canonical(harness, tool);
+    let payload = match view {
+        Some(c) => json!({"tool_name": c.name, "arguments": to_canonical(c, &args_map)}),
+        None => json!({"tool_name": tool, "arguments": args}),
+    };
     match ask(source, "pre_tool", &payload, ctx) {
         Answer::Failed { message, mode } => {
             out.notes.push(format!("pre_tool: {message}"));
@@ -558,48 +677,62 @@ pub fn decide_call(
             out.matched.extend(d.matched.iter().cloned());
             out.logged.extend(d.logged.iter().cloned());
             if let Some(b) = d.block {
+                out.reason_template = template(source, "pre_tool", &b.rule);
                 deny(&mut out, with_rule(&b.value, &b.rule), Some(b.rule));
                 return out;
             }
             if !d.arguments.is_empty() {
                 let mut m: Map<String, Json> = args_map.clone();
                 for (k, w) in d.arguments {
-                    m.insert(k, w.value);
+                    match view {
+                        Some(c) => {
+                            let (k, v) = to_native(c, &k, w.value);
+                            m.insert(k, v);
+                        }
+                        None => {
+                            m.insert(k, w.value);
+                        }
+                    }
                 }
                 args = Json::Object(m);
             }
         }
     }
 
-    // 2. pre_api_tools with just this tool.
+    // 2. pre_api_tools with just this tool, and with every tool a tool
+    // search would load (Claude Code's ToolSearch `select:A,B`).
     let tool_type = mapping(harness, tool).map_or("other", |m| m.tool_type);
-    let payload =
-        json!({"context_name": context_name, "tools": [{"name": tool, "type": tool_type}]});
-    match ask(source, "pre_api_tools", &payload, ctx) {
-        // A broken filter hides nothing (its hook class fails open).
-        Answer::Failed { message, .. } => out.notes.push(format!("pre_api_tools: {message}")),
-        Answer::Decided(d) => {
-            out.matched.extend(d.matched.iter().cloned());
-            out.logged.extend(d.logged.iter().cloned());
-            let included = d
-                .include
-                .as_ref()
-                .is_none_or(|i| i.iter().any(|n| n == tool));
-            let excluded = d.exclude.iter().any(|n| n == tool);
-            if !included || excluded {
-                let rules = d.matched.join(", ");
-                deny(
-                    &mut out,
-                    format!("the tool `{tool}` is not offered under this policy [hook-policy rule: {rules}]"),
-                    d.matched.first().cloned(),
-                );
-                return out;
-            }
+    let mut tools = vec![(tool.to_string(), tool_type)];
+    if let Some(Action::LoadTools { query }) = mapping(harness, tool).map(|m| m.action) {
+        for name in tools_selected(first_str(&args, query).unwrap_or("")) {
+            let ty = mapping(harness, &name).map_or("other", |m| m.tool_type);
+            tools.push((name, ty));
         }
+    }
+    let mut turn = Map::new();
+    turn.insert("context_name".into(), json!(context_name));
+    let gate = offered(source, &tools, turn, ctx);
+    out.matched.extend(gate.matched);
+    out.notes.extend(gate.note);
+    if let Some((reason, rule)) = gate.refused {
+        deny(&mut out, reason, rule);
+        return out;
     }
 
     // 3. The permission hooks of the tool's action, then 4. the native event.
-    let mut questions = permission_checks(harness, tool, &args);
+    let call_dir = native_payload
+        .get("cwd")
+        .and_then(Json::as_str)
+        .filter(|d| {
+            !d.is_empty() && d.trim_end_matches('/') != ctx.project_root.trim_end_matches('/')
+        });
+    let mut questions = match permission_checks(harness, tool, &args, ctx.project_root, call_dir) {
+        Ok(q) => q,
+        Err(message) => {
+            deny(&mut out, message, None);
+            return out;
+        }
+    };
     let mut native = native_payload.clone();
     if let (Some(obj), true) = (
         native.as_object_mut(),
@@ -616,6 +749,7 @@ pub fn decide_call(
     questions.push(Check {
         hook: native_hook(harness, approval),
         payload: native,
+        note: None,
     });
     let mut native_args: Vec<(String, Json)> = Vec::new();
     for q in &questions {
@@ -638,10 +772,16 @@ pub fn decide_call(
                 out.matched.extend(d.matched.iter().cloned());
                 out.logged.extend(d.logged.iter().cloned());
                 if let Some(dn) = d.deny {
-                    deny(&mut out, with_rule(&dn.value, &dn.rule), Some(dn.rule));
+                    out.reason_template = template(source, q.hook, &dn.rule);
+                    let reason = match q.note {
+                        Some(note) => format!("{} {note}", dn.value),
+                        None => dn.value,
+                    };
+                    deny(&mut out, with_rule(&reason, &dn.rule), Some(dn.rule));
                     return out;
                 }
                 if let (Some(a), None) = (d.ask, &asked) {
+                    out.reason_template = template(source, q.hook, &a.rule);
                     asked = Some((with_rule(&a.value, &a.rule), a.rule));
                 }
                 for (k, w) in d.arguments {
@@ -674,14 +814,32 @@ pub fn decide_call(
     out
 }
 
-/// The canonical permission hooks an action is asked at, for listings.
-pub fn permission_hooks(action: Action) -> &'static str {
-    match action {
-        Shell { .. } => "pre_shell_exec",
-        Read { .. } => "pre_file_read",
-        Action::Write { .. } | MultiEdit { .. } | Patch { .. } => "pre_file_write",
-        Fetch { .. } | FetchInText { .. } => "pre_fetch_url",
-        Other => "-",
+/// What each coding agent really does with our replies and where the
+/// project root comes from, with the versions the facts were read from
+/// (runs of the real agents: ../shared/fixtures/*/README.md).
+fn harness_facts(h: Harness) -> &'static [&'static str] {
+    match h {
+        ClaudeCode => &[
+            "Read from Claude Code 2.1.328 and 2.1.331 (`claude -p`, real runs).",
+            "Install: `policy install claude-code --settings ~/.claude/settings.json` copies the binary to `$XDG_DATA_HOME/hook-policy/policy` (else `~/.local/share/hook-policy/policy`) and the entry runs that copy with `--policy-list`: a hook command that cannot start (status 127) is ignored by Claude Code and the tool runs, so the entry never points at a build folder. `policy uninstall claude-code --settings FILE` takes it out again. Install warns when the settings say `disableAllHooks: true`.",
+            "Project root: `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both. Directories added with `--add-dir` are not sent to hooks, so paths in them count as outside the project.",
+            "`ask` asks the user, and a rewrite is sent as `ask` with `updatedInput`, never `allow`. Under `claude -p` there is no user to ask: Claude Code refuses an asked call, rewritten ones included.",
+            "Events carry `prompt_id` and `effort` (catalogued on `claude_code.PreToolUse`); WebFetch and Monitor are deferred tools that the model first loads with ToolSearch; `Task` is now `Agent`.",
+        ],
+        Gemini => &[
+            "Read from Gemini CLI 0.61 (`gemini -p --yolo`, real runs) and its source.",
+            "Install: `policy install gemini --settings ~/.gemini/settings.json`; BeforeModel is installed only when the policy has `pre_api_request` rules (install again after adding some). Install warns when `hooksConfig` switches hooks, or `hook-policy`, off.",
+            "Project root: `GEMINI_PROJECT_DIR` (Gemini sets it for hooks), else the event's `cwd`; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+            "`ask`: Gemini 0.61 has `decision: ask`, but it hung a headless `--yolo` run until killed, so an ask is answered with a deny.",
+            "BeforeModel: Gemini takes `model` and, from `llm_request.config`, temperature, maxOutputTokens, topP and topK, unsetting any of the four a reply leaves out; the reply therefore carries the incoming config with the rules' keys changed. Other request keys (stop sequences, ...) are dropped by Gemini; `policy check` warns about them (`lint::request-key-ignored`).",
+        ],
+        Codex => &[
+            "Read from Codex CLI 0.169 (`codex exec`, real runs) and its source.",
+            "Install: `policy install codex --settings ~/.codex/hooks.json`. Codex runs a new or changed hook only once the user trusts it (`/hooks` in the TUI, or `--dangerously-bypass-hook-trust` for unattended runs) and skips an untrusted one without a word. The entry runs the installed copy with `--policy-list`, so installing another policy rewrites only the list file and the trusted entry stays byte for byte the same.",
+            "Project root: the directory Codex starts the hook in (the session's working directory), or `HOOK_POLICY_PROJECT_ROOT`; never the event's `cwd`, which is the `workdir` the model chose for that call. Relative paths of an `apply_patch` are taken from that `cwd`, where Codex applies them.",
+            "`ask`: Codex treats `permissionDecision: ask` as unsupported and runs the command, so an ask is answered with a deny. Codex applies a rewrite only with `allow` + `updatedInput`; hook-policy never says allow, so a rewrite is denied.",
+        ],
+        PicoClaw => &[],
     }
 }
 
@@ -690,13 +848,18 @@ pub fn markdown() -> String {
     use std::fmt::Write;
     let mut out = String::from(
         "# Adapters: harness tools onto canonical hooks\n\n\
-         Generated by `policy adapters --markdown` from `src/adapters/tool_call.rs`; do not edit by hand.\n\n\
+         Generated by `policy adapters --markdown` from `src/catalogue/tools.rs`; do not edit by hand.\n\n\
          Every tool call is asked, in order: `pre_tool` (`{tool_name, arguments}`; a block denies,\n\
          argument rewrites apply to what follows), `pre_api_tools` with the one tool (a tool the\n\
          policy would not offer is denied), the permission hooks below, and the harness's native\n\
          event. A deny anywhere wins; an ask wins over silence.\n\n\
-         Tools not listed get `pre_tool` and `pre_api_tools` only, except that a string argument\n\
-         named `command` is checked at `pre_shell_exec` and one named `url` at `pre_fetch_url`.\n\n",
+         `pre_tool` sees a shell tool in canonical terms on every harness: `tool_name` is\n\
+         `shell_exec`, and arguments carry chibi's names and units (Claude Code's Bash `timeout`\n\
+         arrives in seconds; a rewrite of it goes back in milliseconds). Other tools keep their\n\
+         native names there; rules on native names belong on the native event.\n\n\
+         Tools not listed get `pre_tool` and `pre_api_tools` (type `other`) only, except that a\n\
+         string argument named `command` is checked at `pre_shell_exec` and every string under a\n\
+         key named `url`, at any depth, at `pre_fetch_url`.\n\n",
     );
     for h in Harness::ALL {
         let _ = writeln!(out, "## {} (`{}`)\n", h.title(), h.name());
@@ -715,6 +878,12 @@ pub fn markdown() -> String {
                 "denies, saying that the user's approval is needed"
             }
         );
+        for line in harness_facts(h) {
+            let _ = writeln!(out, "- {line}");
+        }
+        if !harness_facts(h).is_empty() {
+            out.push('\n');
+        }
         out.push_str("| tool | type | canonical hooks | from arguments |\n|---|---|---|---|\n");
         for m in TOOL_MAP.iter().filter(|m| m.harness == h) {
             let keys = |k: Keys| {
@@ -743,6 +912,22 @@ pub fn markdown() -> String {
                     "pre_file_write, per file",
                     format!("each Add/Update/Delete/Move-to file of the patch in {}; content: its added lines", keys(text)),
                 ),
+                Search { path, include } => (
+                    "pre_file_read, per file",
+                    format!("the directory {} (default `.`) and every file below it that {} admits (all without one), `.git` skipped; more than {} entries: denied", keys(path), keys(include), super::search_walk::MAX_ENTRIES),
+                ),
+                ReadMany { list } => (
+                    "pre_file_read, per file",
+                    format!("each path of {}; each glob there, every file below the directory it admits (as a search)", keys(list)),
+                ),
+                Watch { command } => (
+                    "pre_shell_exec, pre_fetch_url",
+                    format!("command: {}; every `url` at any depth", keys(command)),
+                ),
+                LoadTools { query } => (
+                    "pre_api_tools",
+                    format!("each tool named in {} (`select:A,B`)", keys(query)),
+                ),
                 Other => ("—", "—".to_string()),
             };
             let _ = writeln!(
@@ -763,7 +948,7 @@ mod tests {
     #[test]
     fn argv_commands_are_quoted_back_into_a_line() {
         let args = json!({"command": ["bash", "-lc", "rm -rf 'a b'"]});
-        let checks = permission_checks(Codex, "Bash", &args);
+        let checks = permission_checks(Codex, "Bash", &args, "/p", None).unwrap();
         let line = checks[0].payload["command"].as_str().unwrap();
         assert_eq!(line, r"bash -lc 'rm -rf '\''a b'\'''");
         let a = crate::shell::analyze(line);
@@ -815,14 +1000,23 @@ mod tests {
                 .tool_type,
             "plugin"
         );
-        let checks =
-            permission_checks(ClaudeCode, "mcp__box__run", &json!({"command": "rm -rf /"}));
+        let checks = permission_checks(
+            ClaudeCode,
+            "mcp__box__run",
+            &json!({"command": "rm -rf /"}),
+            "/p",
+            None,
+        )
+        .unwrap();
         assert_eq!(checks[0].hook, "pre_shell_exec");
         let checks = permission_checks(
             Gemini,
             "web_fetch",
             &json!({"prompt": "read http://169.254.169.254/latest"}),
-        );
+            "/p",
+            None,
+        )
+        .unwrap();
         assert_eq!(checks[0].payload["reason"], "cloud metadata endpoint");
     }
 }

@@ -16,6 +16,12 @@
 //!   conditional ones whenever both match.
 //! - `lint::expensive`: comprehensions nested inside comprehensions, which
 //!   cost the product of the list sizes on every call.
+//! - `lint::native-name-at-pre-tool`: a `pre_tool` condition naming a
+//!   harness's shell tool (`'Bash'`): `pre_tool` sees every shell tool as
+//!   `shell_exec`, so the test never holds.
+//! - `lint::request-key-ignored`: a `request` key Gemini CLI does not take
+//!   from a BeforeModel reply (it applies only model, temperature,
+//!   maxOutputTokens, topP and topK), so the rule changes nothing there.
 //!
 //! All are warnings: the policy still works, just not as written.
 //! `policy check --deny-warnings` makes them failures.
@@ -69,7 +75,90 @@ pub fn lint(policy: &CompiledPolicy) -> Vec<Diagnostic> {
         empty_includes(hook, &rules, &mut out);
     }
     conflicts(&policy.rules, &mut out);
+    ignored_request_keys(&policy.rules, &mut out);
+    native_names_at_pre_tool(&policy.rules, &mut out);
     out
+}
+
+/// `pre_tool` conditions that name a native shell tool, which `pre_tool`
+/// never sees (it sees `shell_exec`).
+fn native_names_at_pre_tool(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
+    use crate::catalogue::tools::CANONICAL;
+    use cel::common::ast::LiteralValue;
+    for rule in rules.iter().filter(|r| r.hooks.contains(&"pre_tool")) {
+        let Some(cond) = &rule.when else { continue };
+        let mut named: Option<String> = None;
+        // Only literals compared with `tool_name` (==, != or in).
+        let is_tool_name = |e: &Expr| match e {
+            Expr::Ident(n) => n == "tool_name",
+            Expr::Select(sel) => sel.field == "tool_name" && !sel.test,
+            _ => false,
+        };
+        let native = |e: &Expr| -> Option<String> {
+            let literal = |e: &Expr| match e {
+                Expr::Literal(LiteralValue::String(s)) => {
+                    let text = s.to_string();
+                    CANONICAL.iter().any(|c| c.tool == text).then_some(text)
+                }
+                _ => None,
+            };
+            match e {
+                Expr::List(l) => l.elements.iter().find_map(|x| literal(&x.expr)),
+                other => literal(other),
+            }
+        };
+        crate::expr::ast::visit(&cond.expr, &mut |node| {
+            if let Expr::Call(call) = &node.expr {
+                if named.is_none()
+                    && matches!(call.func_name.as_str(), "_==_" | "_!=_" | "@in")
+                    && call.args.len() == 2
+                {
+                    let (a, b) = (&call.args[0].expr, &call.args[1].expr);
+                    if is_tool_name(a) {
+                        named = native(b);
+                    } else if is_tool_name(b) {
+                        named = native(a);
+                    }
+                }
+            }
+        });
+        if let Some(name) = named {
+            out.push(
+                Diagnostic::warning(
+                    "lint::native-name-at-pre-tool",
+                    format!(
+                        "rule `{}` names `{name}` at pre_tool, which sees every harness's shell tool as `shell_exec`: this test never holds there",
+                        rule.id
+                    ),
+                )
+                .at(&rule.file, rule.span)
+                .help("test `tool_name == 'shell_exec'`, or put the rule on the harness's native event (e.g. claude_code.PreToolUse)"),
+            );
+        }
+    }
+}
+
+/// Request keys a harness with a request hook cannot apply. Only Gemini
+/// CLI drops keys silently; chibi and PicoClaw pass the body on whole.
+fn ignored_request_keys(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
+    use crate::catalogue::tools::gemini_request_key;
+    for rule in rules {
+        for (key, _) in rule.effects.request.iter().flatten() {
+            if gemini_request_key(key).is_none() {
+                out.push(
+                    Diagnostic::warning(
+                        "lint::request-key-ignored",
+                        format!(
+                            "rule `{}` sets `request.{key}`, which Gemini CLI ignores: its BeforeModel reply applies only model, temperature, maxOutputTokens, topP and topK",
+                            rule.id
+                        ),
+                    )
+                    .at(&rule.file, rule.span)
+                    .help("it still applies on chibi and PicoClaw; if it must hold on Gemini too, there is no way to set it from a hook"),
+                );
+            }
+        }
+    }
 }
 
 fn show(values: &[String]) -> String {

@@ -14,6 +14,8 @@ use std::sync::Arc;
 
 pub struct SchemaChecker<'s> {
     root: &'s Json,
+    /// What the whole document is, in messages ("unknown key `x` in a policy file").
+    document: &'static str,
     patterns: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>>,
 }
 
@@ -28,8 +30,15 @@ impl<'s> SchemaChecker<'s> {
     pub fn new(root: &'s Json) -> Self {
         SchemaChecker {
             root,
+            document: "a policy file",
             patterns: Default::default(),
         }
+    }
+
+    /// Names the document in messages (the default is "a policy file").
+    pub fn document(mut self, name: &'static str) -> Self {
+        self.document = name;
+        self
     }
 
     /// Validates a whole file's tree; returns every problem found.
@@ -101,8 +110,8 @@ impl<'s> SchemaChecker<'s> {
             .or_else(|| obj.get("anyOf"))
             .and_then(Json::as_array)
         {
-            if choices.iter().all(|c| c.get("const").is_some()) {
-                self.check_choice(file, node, choices, ctx, out);
+            if let Some(values) = choice_values(choices) {
+                self.check_choice(file, node, &values, ctx, out);
                 return;
             }
             self.check_alternatives(file, node, choices, ctx, out);
@@ -220,7 +229,9 @@ impl<'s> SchemaChecker<'s> {
                             Some("Rule") => "a rule",
                             Some("Settings") => "settings",
                             Some("ToolFilter") => "`tools`",
-                            _ if ctx.key.is_none() => "a policy file",
+                            Some("TestCase") => "a test case",
+                            Some("Expect") => "`expect`",
+                            _ if ctx.key.is_none() => self.document,
                             _ => "this mapping",
                         };
                         let help = match did_you_mean(&entry.key, known.iter().copied()) {
@@ -262,6 +273,10 @@ impl<'s> SchemaChecker<'s> {
                                 None => "this rule".to_string(),
                             }
                         }
+                        Some("TestCase") => match node.get("name").and_then(Node::as_str) {
+                            Some(name) => format!("test case `{name}`"),
+                            None => "this test case".to_string(),
+                        },
                         _ => "this mapping".to_string(),
                     };
                     // Point at the first key: a mapping's own span can cover many lines.
@@ -281,18 +296,15 @@ impl<'s> SchemaChecker<'s> {
         &self,
         file: &Arc<SourceFile>,
         node: &Node,
-        choices: &[Json],
+        values: &[&Json],
         ctx: Ctx<'_>,
         out: &mut Vec<Diagnostic>,
     ) {
         let value = node.to_json();
-        if choices.iter().any(|c| c.get("const") == Some(&value)) {
+        if values.iter().any(|v| **v == value) {
             return;
         }
-        let names: Vec<&str> = choices
-            .iter()
-            .filter_map(|c| c.get("const").and_then(Json::as_str))
-            .collect();
+        let names: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
         let hint = node
             .as_str()
             .and_then(|s| did_you_mean(s, names.iter().copied()));
@@ -504,6 +516,11 @@ fn missing_help(name: &str) -> String {
         "hook" => "name the hook point the rule guards, e.g. hook: pre_shell_exec".into(),
         "id" => "give the rule a unique id, e.g. id: no-rm-rf".into(),
         "version" => "start the file with version: 1".into(),
+        "tests" => "list the cases under `tests:`".into(),
+        "name" => "give the test case a name, e.g. name: rm -rf is denied".into(),
+        "expect" => {
+            "say what must happen, e.g. expect: { reply: {} } or expect: { matched: [RULE] }".into()
+        }
         _ => format!("add `{name}`"),
     }
 }
@@ -532,4 +549,23 @@ fn show(node: &Node) -> String {
             .kind_name(),
         ),
     }
+}
+
+/// Every value a `oneOf`/`anyOf` of fixed values allows, or `None` when some
+/// branch is not a fixed value. schemars writes an enum's documented variants
+/// as `const` branches and the undocumented ones as one `enum` branch, so
+/// both must be read for the message to list all the values and for
+/// did-you-mean to see them.
+fn choice_values(choices: &[Json]) -> Option<Vec<&Json>> {
+    let mut values = Vec::new();
+    for choice in choices {
+        if let Some(c) = choice.get("const") {
+            values.push(c);
+        } else if let Some(e) = choice.get("enum").and_then(Json::as_array) {
+            values.extend(e.iter());
+        } else {
+            return None;
+        }
+    }
+    Some(values)
 }

@@ -9,7 +9,7 @@
 //! one typo away from a known one. Types are a short list fixed by chibi,
 //! so any unknown type is reported (`lint::unknown-tool`).
 
-use crate::adapters::tool_call::TOOL_MAP;
+use crate::catalogue::tools::TOOL_MAP;
 use crate::catalogue::{CHIBI_TOOLS, OTHER_TOOL_TYPES};
 use crate::diagnostic::did_you_mean;
 

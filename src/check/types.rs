@@ -336,6 +336,16 @@ impl Checker<'_> {
                 }
                 t
             }
+            Err(_) if self.guarded.iter().any(|g| g == name) => {
+                self.problem(
+                    e,
+                    "cel::uncatalogued-field",
+                    format!("`{name}` is not a catalogued field of this payload; guarded by has(), it is read only when the harness sends it"),
+                    Some("check the spelling; if the harness really sends it, this is fine".into()),
+                    true,
+                );
+                Known::Dyn
+            }
             Err(names) => {
                 let hint = did_you_mean(name, names.iter().copied());
                 let hooks: Vec<&str> = self.scope.hooks.iter().map(|h| h.name).collect();
@@ -374,6 +384,19 @@ impl Checker<'_> {
                         );
                         }
                         Known::from_ty(&f.ty)
+                    }
+                    None if self.guarded.iter().any(|g| g == field) => {
+                        // A field the catalogue does not know yet, read only
+                        // where has() found it: a harness's newer field (Claude
+                        // Code's `effort`) must not keep the policy out.
+                        self.problem(
+                            e,
+                            "cel::uncatalogued-field",
+                            format!("`{field}` is not a catalogued field here; guarded by has(), it is read only when the harness sends it"),
+                            Some("check the spelling; if the harness really sends it, this is fine".into()),
+                            true,
+                        );
+                        Known::Dyn
                     }
                     None => {
                         let names: Vec<&str> = fields.iter().map(|f| f.name).collect();

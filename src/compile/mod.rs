@@ -4,84 +4,31 @@
 //! `policy check` compiles every rule to find every problem. A harness call
 //! compiles only the rules of the hook it serves: a `pre_shell_exec` call
 //! never pays for the CEL of `pre_api_request` rules.
+//!
+//! This file holds the compiled types and the per-rule driver (hooks and
+//! which effects they take); the parts of a rule are compiled by what they
+//! are: `condition.rs` (the `when` CEL and the structured matchers),
+//! `effects.rs` (effects and `${{ }}` templates), `tools.rs` (tool
+//! patterns). `plan.rs` files the compiled rules into each hook's decision
+//! tree, using the literal discriminators of `index.rs`.
 
+mod condition;
+mod effects;
 pub mod index;
+mod plan;
+mod tools;
+
+pub use effects::{Effects, IntValue, Text, TextPart, ValueTemplate};
+pub use plan::{FieldIndex, GlobIndex, HookPlan, HostIndex, ProgramIndex, SubstringIndex};
+pub use tools::{ToolPattern, ToolsEffect};
 
 use crate::catalogue::{self, EffectKind, HookClass, HookPoint};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::expr::template::{self, Piece, Template};
-use crate::load::tree::{Node, Span, Value};
-use crate::load::{scalar, LoadedRule, PolicySet};
-use crate::model::{Fallback, IntOrExpr, OnError, Rule};
+use crate::load::tree::{Node, Span};
+use crate::load::{LoadedRule, PolicySet};
+use crate::model::{OnError, Rule};
 use cel::common::ast::IdedExpr;
-use cel::Program;
-use serde_json::Value as Json;
 use std::collections::HashMap;
-
-/// Text with optional `${{ }}` expressions (reasons, messages).
-#[derive(Debug)]
-pub enum Text {
-    Literal(String),
-    Parts(Vec<TextPart>),
-}
-
-#[derive(Debug)]
-pub enum TextPart {
-    Text(String),
-    Expr(IdedExpr),
-}
-
-/// A JSON value whose strings may hold `${{ }}` expressions.
-#[derive(Debug)]
-pub enum ValueTemplate {
-    Literal(Json),
-    Expr(IdedExpr),
-    Text(Text),
-    Object(Vec<(String, ValueTemplate)>),
-    Array(Vec<ValueTemplate>),
-}
-
-#[derive(Debug)]
-pub enum IntValue {
-    Literal(i64),
-    Expr(IdedExpr),
-}
-
-#[derive(Debug)]
-pub enum ToolPattern {
-    Name(String),
-    Glob(String, globset::GlobMatcher),
-    Type(String),
-}
-
-impl ToolPattern {
-    pub fn matches(&self, name: &str, tool_type: &str) -> bool {
-        match self {
-            ToolPattern::Name(n) => n == name,
-            ToolPattern::Glob(_, m) => m.is_match(name),
-            ToolPattern::Type(t) => t == tool_type,
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct ToolsEffect {
-    pub include: Option<Vec<ToolPattern>>,
-    pub exclude: Option<Vec<ToolPattern>>,
-}
-
-#[derive(Debug, Default)]
-pub struct Effects {
-    pub deny: Option<Text>,
-    pub ask: Option<Text>,
-    pub block: Option<Text>,
-    pub arguments: Option<Vec<(String, ValueTemplate)>>,
-    pub tools: Option<ToolsEffect>,
-    pub fuel_delta: Option<IntValue>,
-    pub fuel: Option<IntValue>,
-    pub fallback: Option<Fallback>,
-    pub request: Option<Vec<(String, ValueTemplate)>>,
-}
 
 #[derive(Debug)]
 pub struct Condition {
@@ -108,6 +55,9 @@ pub struct CompiledRule {
     /// Structured matchers (`shell:`, `url:`, `path:`, `content:`), ANDed with `when`.
     pub matchers: crate::matchers::Matchers,
     pub effects: Effects,
+    /// How precisely the rule says what it denies; among denying rules of
+    /// one priority, the most specific gives the reason.
+    pub specificity: Specificity,
     /// Log-only (a pack outcome of `log`): a match is recorded in
     /// [`crate::eval::Decision::logged`] and its effects are not applied.
     pub log_only: bool,
@@ -117,212 +67,30 @@ pub struct CompiledRule {
     pub shipped: bool,
 }
 
-/// Rules of one field filed under the literal values they require.
-#[derive(Debug, Default)]
-pub struct FieldIndex {
-    pub field: String,
-    pub by_value: HashMap<String, Vec<usize>>,
+/// How precisely a rule picks what it applies to, from its tests alone.
+/// Ordered: the first is the most specific.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Specificity {
+    /// A `when` condition, or a matcher that names what it looks for: a
+    /// program, flag or argument, a URL destination, a path glob, a content
+    /// pattern.
+    Named,
+    /// Only blanket properties: a line that cannot be known
+    /// (`shell: {opaque: true}`), a path inside or outside the project.
+    Blanket,
+    /// No test at all: the rule applies to every payload of its hooks.
+    Unconditional,
 }
 
-/// Rules of one field filed under a substring they require.
-#[derive(Debug)]
-pub struct SubstringIndex {
-    pub field: String,
-    literals: Vec<String>,
-    positions: HashMap<String, usize>,
-    rules: Vec<Vec<usize>>,
-    automaton: Option<aho_corasick::AhoCorasick>,
-}
-
-impl SubstringIndex {
-    fn new(field: String) -> Self {
-        SubstringIndex {
-            field,
-            literals: Vec::new(),
-            positions: HashMap::new(),
-            rules: Vec::new(),
-            automaton: None,
+impl Specificity {
+    pub fn of(when: Option<&Condition>, matchers: &crate::matchers::Matchers) -> Specificity {
+        if when.is_some() || matchers.names_something() {
+            Specificity::Named
+        } else if !matchers.is_empty() {
+            Specificity::Blanket
+        } else {
+            Specificity::Unconditional
         }
-    }
-
-    fn add(&mut self, literal: &str, rule: usize) {
-        match self.positions.get(literal) {
-            Some(&i) => self.rules[i].push(rule),
-            None => {
-                self.positions
-                    .insert(literal.to_string(), self.literals.len());
-                self.literals.push(literal.to_string());
-                self.rules.push(vec![rule]);
-            }
-        }
-    }
-
-    fn build(&mut self) {
-        // Patterns are short literals from conditions, so this cannot fail
-        // in practice; if it did, every rule would stay a candidate.
-        // A contiguous NFA: built in a fraction of the time of a DFA (which
-        // matters when a plugin process builds it for one decision), and
-        // searched nearly as fast over a command line or a path.
-        self.automaton = aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(&self.literals)
-            .ok();
-    }
-}
-
-/// Rules with a `shell:` matcher naming programs, filed under the programs.
-#[derive(Debug, Default)]
-pub struct ProgramIndex {
-    pub by_program: HashMap<String, Vec<usize>>,
-}
-
-/// Rules with a `url:` matcher naming hosts or domains, filed under the
-/// normalised names.
-#[derive(Debug, Default)]
-pub struct HostIndex {
-    pub exact: HashMap<String, Vec<usize>>,
-    pub domains: HashMap<String, Vec<usize>>,
-}
-
-impl HostIndex {
-    fn collect(&self, host: &str, out: &mut Vec<usize>) {
-        let Some(host) = crate::url_class::normalize_host_text(host) else {
-            return;
-        };
-        if let Some(rules) = self.exact.get(&host) {
-            out.extend_from_slice(rules);
-        }
-        if let Some(rules) = self.domains.get(&host) {
-            out.extend_from_slice(rules);
-        }
-        // Every parent domain, at label boundaries; IP addresses have none.
-        if host.parse::<std::net::IpAddr>().is_err() {
-            for (i, _) in host.match_indices('.') {
-                if let Some(rules) = self.domains.get(&host[i + 1..]) {
-                    out.extend_from_slice(rules);
-                }
-            }
-        }
-    }
-}
-
-/// Rules with a `path:` glob, all in one glob set: one pass finds every
-/// rule whose globs can match. Globs depend on the project root and home,
-/// known only per call, so the set is built on first use and kept for the
-/// last (root, home) seen.
-#[derive(Debug, Default)]
-pub struct GlobIndex {
-    patterns: Vec<String>,
-    /// The rule of each pattern.
-    owners: Vec<usize>,
-    compiled: std::sync::Mutex<Option<CompiledGlobs>>,
-}
-
-/// The glob set compiled for one (root, home); `None` when none compiles.
-type CompiledGlobs = (String, Option<String>, Option<crate::paths::PathGlobSet>);
-
-impl GlobIndex {
-    fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
-        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
-        if fresh {
-            let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
-            let set = crate::paths::PathGlobSet::new(&patterns, root, home).ok();
-            *cache = Some((root.to_string(), home.map(str::to_string), set));
-        }
-        match cache.as_ref().and_then(|(_, _, set)| set.as_ref()) {
-            Some(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
-            // A glob that does not compile for this root: every rule stays a
-            // candidate and reports the error itself.
-            None => out.extend_from_slice(&self.owners),
-        }
-    }
-}
-
-/// The decision tree of one hook point: rules that always need evaluating,
-/// and rules reachable only through a discriminating field's value, a
-/// substring of a field, or the programs of the command line. Every list
-/// holds indexes into [`CompiledPolicy::rules`], ascending.
-#[derive(Debug, Default)]
-pub struct HookPlan {
-    pub always: Vec<usize>,
-    pub indexes: Vec<FieldIndex>,
-    pub substrings: Vec<SubstringIndex>,
-    pub programs: Option<ProgramIndex>,
-    pub hosts: Option<HostIndex>,
-    pub globs: Option<GlobIndex>,
-    /// How many rules apply to this hook, whichever index holds them.
-    pub rule_count: usize,
-}
-
-impl HookPlan {
-    /// Candidate rules for a payload, in decision order.
-    ///
-    /// The index only leaves out rules that cannot match. When the field an
-    /// index reads is absent or not a string (a malformed payload), all of
-    /// its rules stay candidates, so their conditions fail as they would
-    /// without an index, and the hook's failure mode applies.
-    pub fn candidates(
-        &self,
-        payload: &Json,
-        subjects: &crate::matchers::Subjects<'_>,
-    ) -> Vec<usize> {
-        let mut out = self.always.clone();
-        for index in &self.indexes {
-            match payload.get(&index.field) {
-                Some(Json::String(value)) => {
-                    if let Some(rules) = index.by_value.get(value) {
-                        out.extend_from_slice(rules);
-                    }
-                }
-                _ => out.extend(index.by_value.values().flatten()),
-            }
-        }
-        for index in &self.substrings {
-            match (payload.get(&index.field), &index.automaton) {
-                (Some(Json::String(text)), Some(automaton)) => {
-                    for m in automaton.find_overlapping_iter(text.as_str()) {
-                        out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
-                    }
-                }
-                _ => out.extend(index.rules.iter().flatten()),
-            }
-        }
-        // Matcher indexes: when the payload has no such subject (no
-        // command, URL or path), a matcher cannot match and nothing is added.
-        if let Some(programs) = &self.programs {
-            if let Some(analysis) = subjects.shell() {
-                for command in &analysis.commands {
-                    if let Some(rules) = programs.by_program.get(&command.program) {
-                        out.extend_from_slice(rules);
-                    }
-                }
-            }
-        }
-        if let Some(hosts) = &self.hosts {
-            if let Some(info) = subjects.url() {
-                hosts.collect(&info.host, &mut out);
-            }
-        }
-        if let Some(globs) = &self.globs {
-            if let Some(info) = subjects.path() {
-                globs.collect(
-                    &info.normalized,
-                    subjects.project_root,
-                    subjects.home,
-                    &mut out,
-                );
-            }
-        }
-        if out.len() != self.always.len() {
-            out.sort_unstable();
-            out.dedup();
-        }
-        out
-    }
-
-    pub fn rule_count(&self) -> usize {
-        self.rule_count
     }
 }
 
@@ -366,16 +134,23 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         let mut rc = RuleCompiler {
             loaded,
             diags: &mut diags,
-            // The plugin build has no reference parser, so it cannot lint.
-            thorough: only_hook.is_none() && cfg!(feature = "reference-parser"),
+            // Every build checks a whole policy alike (install, `--schema`):
+            // one verdict, whichever build installed it.
+            thorough: only_hook.is_none(),
         };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);
         }
     }
 
+    if only_hook.is_none() && cfg!(feature = "reference-parser") {
+        for (file, node) in &set.rejected {
+            condition::syntax_check_rejected(file, node, &mut diags);
+        }
+    }
+
     rules.sort_by_key(|r| (r.priority, r.order));
-    let plans = build_plans(&rules);
+    let plans = plan::build_plans(&rules);
     let log = set.settings.log.as_ref().map(|p| match &set.settings_dir {
         Some(dir) if p.is_relative() => dir.join(p),
         _ => p.clone(),
@@ -387,110 +162,6 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         log,
     };
     (policy, diags)
-}
-
-/// Files every rule of every hook under the most selective index that
-/// applies: a literal value, the programs of a shell matcher, the hosts of a
-/// URL matcher, the globs of a path matcher, a required substring; rules
-/// with none are evaluated for every payload.
-fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookPlan> {
-    let mut plans: HashMap<&'static str, HookPlan> = HashMap::new();
-    for (i, rule) in rules.iter().enumerate() {
-        let field_use = |field: &str| {
-            // Strings every hook of the rule sends (absent fields make the
-            // condition an error, which must not be skipped), or may send.
-            let mut result = index::FieldUse::Always;
-            for h in &rule.hooks {
-                let f = catalogue::hook(h).and_then(|hp| hp.field(field));
-                match f {
-                    Some(f) if f.ty == catalogue::Ty::Str => {
-                        if f.presence == catalogue::Presence::Optional {
-                            result = index::FieldUse::Optional;
-                        }
-                    }
-                    _ => return index::FieldUse::No,
-                }
-            }
-            result
-        };
-        let cond = rule.when.as_ref().map(|c| &c.expr);
-        let equality = cond.and_then(|e| {
-            index::discriminator(e, &|field| field_use(field) == index::FieldUse::Always)
-        });
-        let programs = rule
-            .matchers
-            .shell
-            .as_ref()
-            .and_then(|m| m.required_programs());
-        let hosts = rule.matchers.url.as_ref().and_then(|m| m.host_keys());
-        let globs = rule.matchers.path.as_ref().and_then(|m| m.required_globs());
-        let substring = cond.and_then(|e| index::substring_test(e, &field_use));
-        for hook in &rule.hooks {
-            let plan = plans.entry(hook).or_default();
-            plan.rule_count += 1;
-            if let Some(d) = &equality {
-                let pos = match plan.indexes.iter().position(|x| x.field == d.field) {
-                    Some(pos) => pos,
-                    None => {
-                        plan.indexes.push(FieldIndex {
-                            field: d.field.clone(),
-                            by_value: HashMap::new(),
-                        });
-                        plan.indexes.len() - 1
-                    }
-                };
-                for v in &d.values {
-                    let list = plan.indexes[pos].by_value.entry(v.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
-                    }
-                }
-            } else if let Some(names) = programs {
-                let index = plan.programs.get_or_insert_with(ProgramIndex::default);
-                for name in names {
-                    let list = index.by_program.entry(name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
-                    }
-                }
-            } else if let Some(keys) = &hosts {
-                let index = plan.hosts.get_or_insert_with(HostIndex::default);
-                let (map, names) = match keys {
-                    crate::matchers::HostKeys::Exact(n) => (&mut index.exact, n),
-                    crate::matchers::HostKeys::Domains(n) => (&mut index.domains, n),
-                };
-                for name in names {
-                    let list = map.entry(name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
-                    }
-                }
-            } else if let Some(patterns) = globs {
-                let index = plan.globs.get_or_insert_with(GlobIndex::default);
-                for p in patterns {
-                    index.patterns.push(p.clone());
-                    index.owners.push(i);
-                }
-            } else if let Some(t) = &substring {
-                let pos = match plan.substrings.iter().position(|x| x.field == t.field) {
-                    Some(pos) => pos,
-                    None => {
-                        plan.substrings.push(SubstringIndex::new(t.field.clone()));
-                        plan.substrings.len() - 1
-                    }
-                };
-                plan.substrings[pos].add(&t.literal, i);
-            } else {
-                plan.always.push(i);
-            }
-        }
-    }
-    for plan in plans.values_mut() {
-        for index in &mut plan.substrings {
-            index.build();
-        }
-    }
-    plans
 }
 
 /// What a policy's `packs:` block changed about a pack rule (checked when
@@ -577,6 +248,7 @@ impl RuleCompiler<'_> {
             return None;
         }
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
+        let specificity = Specificity::of(when.as_ref(), &matchers);
         let mut compiled = CompiledRule {
             id: self.rule().id.clone(),
             description: self.rule().description.clone(),
@@ -599,6 +271,7 @@ impl RuleCompiler<'_> {
             when,
             matchers,
             effects,
+            specificity,
             log_only: false,
             exceptions: Vec::new(),
             shipped: self.loaded.shipped,
@@ -607,143 +280,6 @@ impl RuleCompiler<'_> {
             apply_overlay(&mut compiled, overlay);
         }
         Some(compiled)
-    }
-
-    fn matchers(
-        &mut self,
-        hooks: &[&'static HookPoint],
-        ok: &mut bool,
-    ) -> crate::matchers::Matchers {
-        use crate::catalogue::Subject;
-        use crate::matchers as m;
-        let rule = self.rule().clone();
-        let mut out = m::Matchers::default();
-        let present = [
-            (Subject::Command, rule.shell.is_some()),
-            (Subject::Url, rule.url.is_some()),
-            (Subject::Path, rule.path.is_some()),
-            (Subject::Content, rule.content.is_some()),
-        ];
-        for (subject, is_present) in present {
-            if !is_present {
-                continue;
-            }
-            for hook in hooks {
-                if catalogue::subject_field(hook.name, subject).is_none() {
-                    let span = self.key_span(subject.key());
-                    let valid = catalogue::hooks_with(subject);
-                    let d = self.error(
-                        "match::wrong-hook",
-                        format!(
-                            "`{}` has nothing to match on `{}`",
-                            subject.key(),
-                            hook.name
-                        ),
-                        span,
-                    );
-                    d.help = Some(format!(
-                        "`{}` applies on: {}",
-                        subject.key(),
-                        valid.join(", ")
-                    ));
-                    *ok = false;
-                }
-            }
-        }
-        let mut report = |this: &mut Self, top: &str, e: m::MatcherError| {
-            let node = match e.index {
-                Some(i) => this.node_at(&[top, e.key]).and_then(|n| match &n.value {
-                    Value::Seq(items) => items.get(i).cloned(),
-                    _ => Some(n.clone()),
-                }),
-                None => this.node_at(&[top, e.key]).cloned(),
-            };
-            let span = node.map_or_else(|| this.key_span(top), |n| n.span);
-            this.error("match::invalid", e.message, span);
-            *ok = false;
-        };
-        if let Some(s) = &rule.shell {
-            match m::compile_shell(s) {
-                Ok(x) => out.shell = Some(x),
-                Err(e) => report(self, "shell", e),
-            }
-        }
-        if let Some(u) = &rule.url {
-            match m::compile_url(u) {
-                Ok(x) => out.url = Some(x),
-                Err(e) => report(self, "url", e),
-            }
-        }
-        if let Some(p) = &rule.path {
-            match m::compile_path(p) {
-                Ok(x) => out.path = Some(x),
-                Err(e) => report(self, "path", e),
-            }
-        }
-        if let Some(c) = &rule.content {
-            match m::compile_content(c) {
-                Ok(x) => out.content = Some(x),
-                Err(e) => report(self, "content", e),
-            }
-        }
-        if self.thorough && *ok {
-            self.lint_dead_patterns(&rule);
-        }
-        out
-    }
-
-    /// Warns about regexes and globs that compile but can never match.
-    fn lint_dead_patterns(&mut self, rule: &crate::model::Rule) {
-        use crate::check::never_match::{glob_never_matches, regex_never_matches};
-        let mut found: Vec<(&str, &str, Option<usize>, String, &str)> = Vec::new();
-        if let Some(arg) = rule.shell.as_ref().and_then(|s| s.arg.as_deref()) {
-            if let Some(why) = regex_never_matches(arg) {
-                found.push(("shell", "arg", None, why, "regex"));
-            }
-        }
-        if let Some(re) = rule.url.as_ref().and_then(|u| u.path_regex.as_deref()) {
-            if let Some(why) = regex_never_matches(re) {
-                found.push(("url", "path_regex", None, why, "regex"));
-            }
-        }
-        if let Some(c) = &rule.content {
-            let many = matches!(c.regex, crate::model::StringList::Many(_));
-            for (i, re) in c.regex.items().iter().enumerate() {
-                if let Some(why) = regex_never_matches(re) {
-                    found.push(("content", "regex", many.then_some(i), why, "regex"));
-                }
-            }
-        }
-        if let Some(globs) = rule.path.as_ref().and_then(|p| p.glob.as_ref()) {
-            let many = matches!(globs, crate::model::StringList::Many(_));
-            for (i, g) in globs.items().iter().enumerate() {
-                if let Some(why) = glob_never_matches(g) {
-                    found.push(("path", "glob", many.then_some(i), why, "glob"));
-                }
-            }
-        }
-        for (top, key, index, why, what) in found {
-            let node = match index {
-                Some(i) => self.node_at(&[top, key]).and_then(|n| match &n.value {
-                    Value::Seq(items) => items.get(i).cloned(),
-                    _ => Some(n.clone()),
-                }),
-                None => self.node_at(&[top, key]).cloned(),
-            };
-            let span = node.map_or_else(|| self.key_span(top), |n| n.span);
-            let d = Diagnostic::warning(
-                "lint::never-matches",
-                format!("this {what} can never match, so the rule never applies: {why}"),
-            )
-            .at(&self.loaded.file, span)
-            .label(format!("dead {what}"))
-            .help(if what == "glob" {
-                "fix the pattern; a rule that never applies guards nothing"
-            } else {
-                "fix the pattern (anchors: `^` start, `$` end); a rule that never applies guards nothing"
-            });
-            self.diags.push(d);
-        }
     }
 
     fn hooks(&mut self) -> Option<Vec<&'static HookPoint>> {
@@ -832,486 +368,6 @@ impl RuleCompiler<'_> {
         }
         ok
     }
-
-    fn effects(&mut self, ok: &mut bool) -> Effects {
-        let rule = self.rule().clone();
-        let mut effects = Effects {
-            fallback: rule.fallback,
-            ..Effects::default()
-        };
-        if let Some(reason) = &rule.deny {
-            if reason.trim().is_empty() {
-                let span = self.node("deny").map_or(self.loaded.node.span, |n| n.span);
-                let d = Diagnostic::warning("rule::empty-reason", "the deny reason is empty")
-                    .at(&self.loaded.file, span)
-                    .help(
-                        "the model and the user see this reason; say what is not allowed and why",
-                    );
-                self.diags.push(d);
-            }
-            effects.deny = self.text(reason, &["deny"], ok);
-        }
-        if let Some(reason) = &rule.ask {
-            effects.ask = self.text(reason, &["ask"], ok);
-        }
-        if let Some(message) = &rule.block {
-            effects.block = self.text(message, &["block"], ok);
-        }
-        if let Some(map) = &rule.arguments {
-            effects.arguments = Some(self.object(map, &["arguments"], ok));
-        }
-        if let Some(map) = &rule.request {
-            effects.request = Some(self.object(map, &["request"], ok));
-        }
-        if let Some(tools) = &rule.tools {
-            effects.tools = self.tools(tools, ok);
-        }
-        effects.fuel_delta = rule
-            .fuel_delta
-            .as_ref()
-            .and_then(|v| self.int(v, "fuel_delta", ok));
-        effects.fuel = rule.fuel.as_ref().and_then(|v| self.int(v, "fuel", ok));
-        effects
-    }
-
-    fn node_at(&self, path: &[&str]) -> Option<&Node> {
-        let mut node = &self.loaded.node;
-        for key in path {
-            node = node.get(key)?;
-        }
-        Some(node)
-    }
-
-    fn text(&mut self, text: &str, path: &[&str], ok: &mut bool) -> Option<Text> {
-        let node = self.node_at(path).cloned();
-        match template::parse(text) {
-            Ok(Template::Literal) => Some(Text::Literal(text.to_string())),
-            Ok(Template::Whole {
-                source,
-                char_offset,
-            }) => {
-                let program = self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
-                Some(Text::Parts(vec![TextPart::Expr(program)]))
-            }
-            Ok(Template::Interpolated(pieces)) => {
-                let mut parts = Vec::new();
-                for piece in pieces {
-                    match piece {
-                        Piece::Text(t) => parts.push(TextPart::Text(t.to_string())),
-                        Piece::Expr {
-                            source,
-                            char_offset,
-                        } => {
-                            let program =
-                                self.template_expr(node.as_ref(), source, char_offset, path, ok)?;
-                            parts.push(TextPart::Expr(program));
-                        }
-                    }
-                }
-                Some(Text::Parts(parts))
-            }
-            Err(e) => {
-                self.cel_error(
-                    node.as_ref(),
-                    e.char_offset,
-                    "`${{` is not closed by `}}`",
-                    &path.join("."),
-                );
-                *ok = false;
-                None
-            }
-        }
-    }
-
-    fn template_expr(
-        &mut self,
-        node: Option<&Node>,
-        source: &str,
-        offset: usize,
-        path: &[&str],
-        ok: &mut bool,
-    ) -> Option<IdedExpr> {
-        let found = self.expression(node, source, offset, &path.join("."));
-        if found.is_none() {
-            *ok = false;
-        }
-        found
-    }
-
-    /// Compiles one expression found at `offset` inside `node`'s string.
-    /// Linting (`thorough`) uses the reference parser, whose positions place
-    /// carets; serving a hook uses the fast one.
-    fn expression(
-        &mut self,
-        node: Option<&Node>,
-        source: &str,
-        offset: usize,
-        key: &str,
-    ) -> Option<IdedExpr> {
-        if !self.thorough {
-            return match crate::expr::parse_fast(source) {
-                Ok(expr) => Some(expr),
-                Err(e) => {
-                    self.cel_error(node, offset + e.char_offset, &e.message, key);
-                    None
-                }
-            };
-        }
-        match crate::expr::compile(source) {
-            Ok(program) => {
-                let regexes_ok = self.check_regexes(&program, node, offset, key);
-                let types_ok = self.check_types(&program, node, offset, key);
-                if !(regexes_ok && types_ok) {
-                    return None;
-                }
-                Some(program.expression().clone())
-            }
-            Err(e) => {
-                self.cel_error(node, offset + e.char_offset, &e.message, key);
-                None
-            }
-        }
-    }
-
-    fn value(&mut self, value: &Json, path: &[&str], ok: &mut bool) -> ValueTemplate {
-        match value {
-            Json::String(s) => {
-                let node = self.node_at(path).cloned();
-                match template::parse(s) {
-                    Ok(Template::Literal) => ValueTemplate::Literal(value.clone()),
-                    Ok(Template::Whole {
-                        source,
-                        char_offset,
-                    }) => match self.template_expr(node.as_ref(), source, char_offset, path, ok) {
-                        Some(p) => ValueTemplate::Expr(p),
-                        None => ValueTemplate::Literal(Json::Null),
-                    },
-                    _ => match self.text(s, path, ok) {
-                        Some(t) => ValueTemplate::Text(t),
-                        None => ValueTemplate::Literal(Json::Null),
-                    },
-                }
-            }
-            Json::Object(map) => ValueTemplate::Object(self.object(map, path, ok)),
-            Json::Array(items) => {
-                // Array elements are addressed by index in the tree only roughly;
-                // errors inside them point at the array.
-                ValueTemplate::Array(items.iter().map(|v| self.value(v, path, ok)).collect())
-            }
-            other => ValueTemplate::Literal(other.clone()),
-        }
-    }
-
-    fn object(
-        &mut self,
-        map: &serde_json::Map<String, Json>,
-        path: &[&str],
-        ok: &mut bool,
-    ) -> Vec<(String, ValueTemplate)> {
-        map.iter()
-            .map(|(k, v)| {
-                let mut p: Vec<&str> = path.to_vec();
-                p.push(k);
-                (k.clone(), self.value(v, &p, ok))
-            })
-            .collect()
-    }
-
-    fn int(&mut self, value: &IntOrExpr, key: &str, ok: &mut bool) -> Option<IntValue> {
-        match value {
-            IntOrExpr::Int(i) => Some(IntValue::Literal(*i)),
-            IntOrExpr::Expr(text) => {
-                let node = self.node(key).cloned();
-                match template::parse(text) {
-                    Ok(Template::Whole {
-                        source,
-                        char_offset,
-                    }) => self
-                        .template_expr(node.as_ref(), source, char_offset, &[key], ok)
-                        .map(IntValue::Expr),
-                    _ => {
-                        let span = node.map_or(self.loaded.node.span, |n| n.span);
-                        self.error(
-                            "schema::value",
-                            format!("`{key}` must be an integer or one `${{{{ expr }}}}`"),
-                            span,
-                        );
-                        *ok = false;
-                        None
-                    }
-                }
-            }
-        }
-    }
-
-    fn tools(&mut self, tools: &crate::model::ToolFilter, ok: &mut bool) -> Option<ToolsEffect> {
-        if tools.include.is_none() && tools.exclude.is_none() {
-            let span = self.key_span("tools");
-            self.error(
-                "rule::empty-tools",
-                "`tools` needs `include` or `exclude`".into(),
-                span,
-            );
-            *ok = false;
-            return None;
-        }
-        let include = tools
-            .include
-            .as_ref()
-            .map(|l| self.patterns(l, "include", ok));
-        let exclude = tools
-            .exclude
-            .as_ref()
-            .map(|l| self.patterns(l, "exclude", ok));
-        Some(ToolsEffect { include, exclude })
-    }
-
-    fn patterns(&mut self, list: &[String], key: &str, ok: &mut bool) -> Vec<ToolPattern> {
-        let items: Vec<Node> = match self.node_at(&["tools", key]).map(|n| &n.value) {
-            Some(Value::Seq(items)) => items.clone(),
-            _ => Vec::new(),
-        };
-        let mut out = Vec::new();
-        for (i, pattern) in list.iter().enumerate() {
-            let span = items.get(i).map_or(self.loaded.node.span, |n| n.span);
-            let unknown = if !self.thorough {
-                None
-            } else if let Some(t) = pattern.strip_prefix("type:") {
-                crate::check::tool_names::unknown_type(t)
-            } else if pattern.contains(['*', '?', '[', '{']) {
-                None
-            } else {
-                crate::check::tool_names::unknown_name(pattern)
-            };
-            if let Some((message, help)) = unknown {
-                self.diags.push(
-                    Diagnostic::warning("lint::unknown-tool", message)
-                        .at(&self.loaded.file, span)
-                        .label(format!("in `tools.{key}`"))
-                        .help(help),
-                );
-            }
-            if let Some(t) = pattern.strip_prefix("type:") {
-                out.push(ToolPattern::Type(t.to_string()));
-            } else if pattern.contains(['*', '?', '[', '{']) {
-                match globset::GlobBuilder::new(pattern)
-                    .literal_separator(true)
-                    .build()
-                {
-                    Ok(g) => out.push(ToolPattern::Glob(pattern.clone(), g.compile_matcher())),
-                    Err(e) => {
-                        self.error(
-                            "glob::invalid",
-                            format!("invalid glob `{pattern}`: {}", e.kind()),
-                            span,
-                        )
-                        .help = Some(
-                            "globs use * ? [abc] {a,b}; write `type:NAME` to match a tool type"
-                                .into(),
-                        );
-                        *ok = false;
-                    }
-                }
-            } else {
-                out.push(ToolPattern::Name(pattern.clone()));
-            }
-        }
-        out
-    }
-
-    /// Compiles every regex literal given to `matches`, so a bad pattern is
-    /// found by `policy check` and not by an agent at run time.
-    fn check_regexes(
-        &mut self,
-        program: &Program,
-        node: Option<&Node>,
-        base: usize,
-        key: &str,
-    ) -> bool {
-        let mut ok = true;
-        if !self.thorough {
-            return ok;
-        }
-        for (literal, pattern) in crate::expr::ast::regex_literals(program.expression()) {
-            let compiled = regex::Regex::new(pattern);
-            if let (Ok(_), Some(why)) = (
-                &compiled,
-                crate::check::never_match::regex_never_matches(pattern),
-            ) {
-                let offset = program
-                    .source_info()
-                    .offset_for(literal.id)
-                    .map_or(0, |(start, _)| start as usize);
-                let file = self.loaded.file.clone();
-                let span = match node {
-                    Some(n) => {
-                        let at = scalar::locate(&file.text, n.span, base + offset);
-                        Span::new(at, next_char_len(&file.text, at))
-                    }
-                    None => self.loaded.node.span,
-                };
-                self.diags.push(
-                    Diagnostic::warning(
-                        "lint::never-matches",
-                        format!("this regex in `{key}` can never match: {why}"),
-                    )
-                    .at(&file, span)
-                    .label("this pattern")
-                    .help("fix the pattern (anchors: `^` start, `$` end); a test that can never be true guards nothing"),
-                );
-            }
-            if let Err(e) = compiled {
-                let offset = program
-                    .source_info()
-                    .offset_for(literal.id)
-                    .map_or(0, |(start, _)| start as usize);
-                let file = self.loaded.file.clone();
-                let span = match node {
-                    Some(n) => {
-                        let at = scalar::locate(&file.text, n.span, base + offset);
-                        Span::new(at, next_char_len(&file.text, at))
-                    }
-                    None => self.loaded.node.span,
-                };
-                let detail = e.to_string();
-                let last = detail
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("invalid")
-                    .trim()
-                    .to_string();
-                self.diags.push(
-                    Diagnostic::error("regex::invalid", format!("invalid regex in `{key}`: {last}"))
-                        .at(&file, span)
-                        .label("this pattern")
-                        .help("patterns use RE2 syntax (the regex crate); inside a YAML single-quoted string, a backslash is written once"),
-                );
-                ok = false;
-            }
-        }
-        ok
-    }
-
-    /// Type-checks an expression against the payloads of the rule's hooks.
-    fn check_types(
-        &mut self,
-        program: &Program,
-        node: Option<&Node>,
-        base: usize,
-        key: &str,
-    ) -> bool {
-        let hooks: Vec<&'static HookPoint> = self
-            .loaded
-            .rule
-            .hook
-            .names()
-            .iter()
-            .filter_map(|n| catalogue::hook(n))
-            .collect();
-        if hooks.is_empty() {
-            return true;
-        }
-        // A matcher only matches when its subject is there: those fields need no guard.
-        let rule = &self.loaded.rule;
-        let mut present = Vec::new();
-        for (subject, is_present) in [
-            (catalogue::Subject::Command, rule.shell.is_some()),
-            (catalogue::Subject::Url, rule.url.is_some()),
-            (catalogue::Subject::Path, rule.path.is_some()),
-            (catalogue::Subject::Content, rule.content.is_some()),
-        ] {
-            if is_present {
-                for h in &hooks {
-                    if let Some([field]) = catalogue::subject_field(h.name, subject) {
-                        present.push(*field);
-                    }
-                }
-            }
-        }
-        let scope = crate::check::types::Scope::new(hooks).with_present(present);
-        let problems = crate::check::types::check(
-            program.expression(),
-            &scope,
-            match key {
-                "when" => crate::check::types::Want::Bool,
-                "fuel" | "fuel_delta" => crate::check::types::Want::Int,
-                _ => crate::check::types::Want::Any,
-            },
-        );
-        let mut ok = true;
-        for p in problems {
-            let (start, stop) = program
-                .source_info()
-                .offset_for(p.node_id)
-                .map_or((0, 0), |(a, b)| (a as usize, b as usize));
-            let file = self.loaded.file.clone();
-            let span = match node {
-                Some(n) => {
-                    let at = scalar::locate(&file.text, n.span, base + start);
-                    // Underline the whole node when it sits on one line.
-                    let end = scalar::locate(&file.text, n.span, base + stop.max(start)); // `stop` is inclusive
-                    let len = end + next_char_len(&file.text, end) - at;
-                    let one_line = end >= at && !file.text[at..end].contains('\n');
-                    Span::new(
-                        at,
-                        if one_line {
-                            len
-                        } else {
-                            next_char_len(&file.text, at)
-                        },
-                    )
-                }
-                None => self.loaded.node.span,
-            };
-            let d = if p.warning {
-                Diagnostic::warning(p.code, format!("in `{key}`: {}", p.message))
-            } else {
-                ok = false;
-                Diagnostic::error(p.code, format!("in `{key}`: {}", p.message))
-            };
-            self.diags.push(d.at(&file, span).help_opt(p.help));
-        }
-        ok
-    }
-
-    /// Reports a CEL problem at its column inside the YAML string.
-    fn cel_error(&mut self, node: Option<&Node>, char_offset: usize, message: &str, key: &str) {
-        let file = self.loaded.file.clone();
-        let span = match node {
-            Some(n) => {
-                let at = scalar::locate(&file.text, n.span, char_offset);
-                Span::new(at, next_char_len(&file.text, at))
-            }
-            None => self.loaded.node.span,
-        };
-        let help = if key == "when" {
-            "conditions are CEL: compare with ==, combine with && and ||, call methods like command.contains(\"x\"); quote the whole condition in YAML"
-        } else {
-            "CEL inside effect values is written ${{ expr }}"
-        };
-        self.diags.push(
-            Diagnostic::error("cel::syntax", format!("invalid CEL in `{key}`: {message}"))
-                .at(&file, span)
-                .label(short_label(message))
-                .help(help),
-        );
-    }
-}
-
-fn short_label(message: &str) -> String {
-    let first = message.lines().next().unwrap_or(message);
-    if first.chars().count() > 60 {
-        "here".into()
-    } else {
-        first.to_string()
-    }
-}
-
-fn next_char_len(text: &str, at: usize) -> usize {
-    text.get(at..)
-        .and_then(|s| s.chars().next())
-        .map_or(0, char::len_utf8)
 }
 
 /// The effect keys a rule sets.

@@ -3,12 +3,16 @@
 //! Effects combine as chibi combines several plugins' replies, so a policy of
 //! many rules behaves like many one-rule plugins: includes intersect, excludes
 //! unite, fuel deltas add up (saturating), and for single-valued effects
-//! (deny reason, block message, fuel, fallback, each request or argument key)
-//! the first matching rule in (priority, file order) wins. The decision is
+//! (block message, fuel, fallback, each request or argument key) the first
+//! matching rule in (priority, file order) wins. The deny reason is the one
+//! exception: among denying rules of one priority, the rule that names what
+//! it denies beats a blanket one ([`Specificity`]), so `sudo bash` is refused
+//! as a root shell, not as "a line that cannot be known", and a catch-all
+//! only speaks when nothing more precise matched. The decision is
 //! harness-neutral; adapters turn it into each harness's reply.
 
 use crate::compile::{
-    CompiledPolicy, CompiledRule, IntValue, Text, TextPart, ToolPattern, ValueTemplate,
+    CompiledPolicy, CompiledRule, IntValue, Specificity, Text, TextPart, ToolPattern, ValueTemplate,
 };
 use crate::expr::{self, EvalError, PayloadResolver};
 use crate::model::Fallback;
@@ -54,8 +58,10 @@ pub struct Logged {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
     pub deny: Option<Won<String>>,
-    /// Other rules that also denied, in order.
+    /// The other rules that also denied.
     pub also_denied: Vec<String>,
+    /// (priority, specificity) of the rule that gives the deny reason.
+    deny_rank: Option<(i64, Specificity)>,
     /// The first asking rule; replies ask only when nothing denies.
     pub ask: Option<Won<String>>,
     pub block: Option<Won<String>>,
@@ -264,10 +270,21 @@ fn apply(
         .transpose()?;
 
     if let Some(reason) = deny {
-        if d.deny.is_none() {
-            d.deny = Some(won(&rule.id, reason));
-        } else {
-            d.also_denied.push(rule.id.clone());
+        // Rules arrive in (priority, load order): a later one takes the
+        // reason only at the same priority and with a more specific test.
+        let rank = (rule.priority, rule.specificity);
+        match (&d.deny, d.deny_rank) {
+            (Some(current), Some(held)) if rank < held => {
+                let displaced = current.rule.clone();
+                d.also_denied.insert(0, displaced);
+                d.deny = Some(won(&rule.id, reason));
+                d.deny_rank = Some(rank);
+            }
+            (Some(_), _) => d.also_denied.push(rule.id.clone()),
+            (None, _) => {
+                d.deny = Some(won(&rule.id, reason));
+                d.deny_rank = Some(rank);
+            }
         }
     }
     if let Some(reason) = ask {

@@ -3,6 +3,8 @@
 
 pub mod ast;
 pub mod functions;
+#[cfg(feature = "reference-parser")]
+mod syntax_words;
 pub mod template;
 
 use crate::eval::json_val::{to_val, val_to_json, JsonMap};
@@ -95,8 +97,10 @@ fn reference_parse(source: &str) -> Result<Program, SyntaxError> {
                 (e.pos.0.max(1) as usize, e.pos.1.max(0) as usize)
             });
             Err(SyntaxError {
-                message: first
-                    .map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
+                message: first.map_or_else(
+                    || "invalid expression".into(),
+                    |e| syntax_words::in_words(&e.msg),
+                ),
                 char_offset: char_offset_of(source, line, col),
             })
         }
@@ -146,6 +150,7 @@ pub fn parse_fast(source: &str) -> Result<IdedExpr, SyntaxError> {
     }
 }
 
+#[cfg(not(feature = "reference-parser"))]
 fn tidy_message(msg: &str) -> String {
     msg.trim().to_string()
 }

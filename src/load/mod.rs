@@ -13,7 +13,7 @@ use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::model::{PolicyFile, Rule, Settings};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tree::{Node, ParseLimits, Value};
+use tree::{Node, ParseLimits, Span, Value};
 
 /// One rule with where it came from.
 #[derive(Debug, Clone)]
@@ -43,6 +43,9 @@ pub struct PolicySet {
     /// The directory of the file that holds `settings`: relative paths in
     /// settings are relative to it.
     pub settings_dir: Option<PathBuf>,
+    /// Rule nodes the schema refused (check mode): not loaded, but their
+    /// CEL is still syntax-checked so that one run reports every problem.
+    pub rejected: Vec<(Arc<SourceFile>, Node)>,
 }
 
 /// Is this file a policy test rather than a policy?
@@ -59,47 +62,81 @@ fn is_yaml(path: &Path) -> bool {
 }
 
 /// Expands the paths the user gave into policy files, in load order.
-/// A path given explicitly is loaded whatever its name.
+/// A path given explicitly is loaded whatever its name. Stops at the first
+/// path that cannot be read; see [`discover_all`] for every problem.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
-    Ok(discover_layers(paths)?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect())
+    let (files, mut problems) = discover_all(paths);
+    if problems.is_empty() {
+        Ok(files)
+    } else {
+        Err(problems.swap_remove(0))
+    }
 }
 
 /// [`discover`], with each file's layer: the index of the path it came from.
 pub fn discover_layers(paths: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>, Diagnostic> {
+    let (files, mut problems) = discover_all_layers(paths);
+    if problems.is_empty() {
+        Ok(files)
+    } else {
+        Err(problems.swap_remove(0))
+    }
+}
+
+/// Like [`discover`], but goes on past a path that cannot be read, so that
+/// one unreadable file does not hide the problems of the others.
+pub fn discover_all(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let (files, problems) = discover_all_layers(paths);
+    (files.into_iter().map(|(f, _)| f).collect(), problems)
+}
+
+/// [`discover_all`], with each file's layer (see [`load_layered`]).
+pub fn discover_all_layers(paths: &[PathBuf]) -> (Vec<(PathBuf, usize)>, Vec<Diagnostic>) {
     let mut files = Vec::new();
+    let mut problems = Vec::new();
     for (layer, path) in paths.iter().enumerate() {
-        let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                problems.push(io_error(path, &e));
+                continue;
+            }
+        };
         if meta.is_dir() {
             let mut found = Vec::new();
-            walk_dir(path, &mut found, 0)?;
+            let before = problems.len();
+            walk_dir(path, &mut found, &mut problems, 0);
             found.sort();
-            if found.is_empty() {
-                return Err(Diagnostic::error(
-                    "io::empty",
-                    format!(
-                        "{} contains no policy files (*.yaml, *.yml)",
-                        path.display()
-                    ),
-                ));
+            if found.is_empty() && problems.len() == before {
+                problems.push(
+                    Diagnostic::error("io::empty", "contains no policy files (*.yaml, *.yml)")
+                        .in_file(&unread(path)),
+                );
             }
             files.extend(found.into_iter().map(|f| (f, layer)));
         } else {
             files.push((path.clone(), layer));
         }
     }
-    Ok(files)
+    (files, problems)
 }
 
-fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Diagnostic> {
+fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>, problems: &mut Vec<Diagnostic>, depth: usize) {
     if depth > 16 {
-        return Ok(());
+        return;
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, &e))?;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return problems.push(io_error(dir, &e)),
+    };
     for entry in entries {
-        let entry = entry.map_err(|e| io_error(dir, &e))?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                problems.push(io_error(dir, &e));
+                continue;
+            }
+        };
         let path = entry.path();
         let hidden = entry
             .file_name()
@@ -108,26 +145,36 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Diag
         if hidden {
             continue;
         }
-        let file_type = entry.file_type().map_err(|e| io_error(&path, &e))?;
-        if file_type.is_dir() {
-            walk_dir(&path, out, depth + 1)?;
-        } else if is_yaml(&path) && !is_test_file(&path) {
-            out.push(path);
+        match entry.file_type() {
+            Err(e) => problems.push(io_error(&path, &e)),
+            Ok(t) if t.is_dir() => walk_dir(&path, out, problems, depth + 1),
+            Ok(_) if is_yaml(&path) && !is_test_file(&path) => out.push(path),
+            Ok(_) => {}
         }
     }
-    Ok(())
+}
+
+/// A file known only by its path: diagnostics about it carry the file (so
+/// JSON, SARIF and GitHub output can attach them) with no text to quote.
+fn unread(path: &Path) -> Arc<SourceFile> {
+    Arc::new(SourceFile::new(path.to_path_buf(), String::new()))
 }
 
 pub fn io_error(path: &Path, e: &std::io::Error) -> Diagnostic {
-    let what = match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
+    let (what, help) = match e.kind() {
+        std::io::ErrorKind::NotFound => (
+            "no such file or directory".to_string(),
+            "check the path; `policy check` takes policy files and directories",
+        ),
+        std::io::ErrorKind::PermissionDenied => (
+            "permission denied".to_string(),
+            "make the file readable by the user that runs `policy`",
+        ),
+        _ => (format!("cannot be read: {e}"), "check the path"),
     };
-    Diagnostic::error(
-        "io::read",
-        format!("cannot read {}: {what}", path.display()),
-    )
+    Diagnostic::error("io::read", what)
+        .in_file(&unread(path))
+        .help(help)
 }
 
 /// The most a policy file may hold; larger files are refused unread.
@@ -140,24 +187,38 @@ pub fn read_source(path: &Path) -> Result<Arc<SourceFile>, Diagnostic> {
         return Err(Diagnostic::error(
             "io::too-large",
             format!(
-                "{} is {} bytes; policy files are limited to {MAX_POLICY_FILE_BYTES} bytes",
-                path.display(),
+                "the file is {} bytes; policy files are limited to {MAX_POLICY_FILE_BYTES} bytes",
                 meta.len()
             ),
-        ));
+        )
+        .in_file(&unread(path))
+        .help("split the policy into several files in one directory"));
     }
     let bytes = std::fs::read(path).map_err(|e| io_error(path, &e))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Diagnostic::error(
-            "io::encoding",
-            format!(
-                "{} is not UTF-8 text (invalid byte at offset {})",
-                path.display(),
-                e.utf8_error().valid_up_to()
-            ),
-        )
-    })?;
+    source_from_bytes(path, bytes)
+}
+
+/// A source from bytes already read (a file, or standard input for
+/// `policy check -`): UTF-8 text, or an `io::encoding` error at the bad byte.
+pub fn source_from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Arc<SourceFile>, Diagnostic> {
+    let text = String::from_utf8(bytes).map_err(|e| encoding_error(path, &e))?;
     Ok(Arc::new(SourceFile::new(path.to_path_buf(), text)))
+}
+
+/// Not UTF-8: the caret goes on the first bad byte, shown in a lossy copy
+/// of the text (whose prefix up to that byte is the file's own).
+fn encoding_error(path: &Path, e: &std::string::FromUtf8Error) -> Diagnostic {
+    let at = e.utf8_error().valid_up_to();
+    let byte = e.as_bytes()[at];
+    let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+    let file = Arc::new(SourceFile::new(path.to_path_buf(), lossy));
+    Diagnostic::error(
+        "io::encoding",
+        format!("the file is not UTF-8 text: byte 0x{byte:02x} cannot be read as a character"),
+    )
+    .at(&file, Span::new(at, char::REPLACEMENT_CHARACTER.len_utf8()))
+    .label("not UTF-8")
+    .help("save the file as UTF-8")
 }
 
 /// How thoroughly to load.
@@ -178,11 +239,7 @@ pub fn load(paths: &[PathBuf]) -> (PolicySet, Vec<Diagnostic>) {
 }
 
 pub fn load_with(paths: &[PathBuf], mode: Mode) -> (PolicySet, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    let files = match discover_layers(paths) {
-        Ok(files) => files,
-        Err(d) => return (PolicySet::default(), vec![d]),
-    };
+    let (files, mut diags) = discover_all_layers(paths);
     let mut sources = Vec::new();
     for (path, layer) in &files {
         match read_source(path) {
@@ -384,13 +441,25 @@ impl Loader<'_> {
         let file: PolicyFile = match serde_json::from_value(tree.to_json()) {
             Ok(file) => file,
             Err(e) => {
-                // In check mode the schema accepted what serde refused (a bug in
-                // either); in run mode this is how a malformed file is refused.
-                diags.push(
-                    Diagnostic::error("schema::shape", e.to_string())
-                        .in_file(&source)
-                        .help("run `policy check` for every problem with its location"),
-                );
+                // In run mode this is how a malformed file is refused. The
+                // schema walk, skipped on the hot path, now pays for itself:
+                // it says what is wrong, and where, in the words of `policy
+                // check` (the reason a harness shows names file and line).
+                let located: Vec<Diagnostic> = match self.mode {
+                    Mode::Run => SchemaChecker::new(&crate::model::schema())
+                        .check(&source, &tree)
+                        .into_iter()
+                        .filter(Diagnostic::is_error)
+                        .collect(),
+                    Mode::Check => Vec::new(),
+                };
+                if located.is_empty() {
+                    // The schema accepted what the typed model refused: a
+                    // bug in one of them, reported as such.
+                    diags.push(shape_error(&source, &e));
+                } else {
+                    diags.extend(located);
+                }
                 facts.tree = Some(tree);
                 self.files.push(facts);
                 return;
@@ -440,6 +509,20 @@ impl Loader<'_> {
     }
 }
 
+/// The typed model refused a file the schema accepts. Not expected (both
+/// come from `src/model.rs`); the message says so rather than passing on the
+/// deserialiser's wording alone.
+fn shape_error(source: &Arc<SourceFile>, e: &serde_json::Error) -> Diagnostic {
+    Diagnostic::error(
+        "schema::shape",
+        "the file passes the schema but not the policy model",
+    )
+    .in_file(source)
+    .help(format!(
+        "please report this with the file; the model said: {e}"
+    ))
+}
+
 fn rule_nodes(tree: &Node) -> Vec<&Node> {
     match tree.get("rules").map(|r| &r.value) {
         Some(Value::Seq(items)) => items.iter().collect(),
@@ -475,6 +558,7 @@ fn load_clean_rules(
             .iter()
             .any(Diagnostic::is_error)
         {
+            set.rejected.push((source.clone(), node.clone()));
             continue;
         }
         if let Ok(rule) = serde_json::from_value::<Rule>(node.to_json()) {

@@ -123,12 +123,21 @@ pub fn show(pack: &ShippedPack) -> String {
         let _ = writeln!(
             out,
             "      {}: {}  =>  {}",
-            t.hook,
+            case_hook(t),
             subject(t),
             expectation(t)
         );
     }
     out
+}
+
+/// The hook a case asks, or the harness whose event it is.
+fn case_hook(case: &TestCase) -> String {
+    match (&case.hook, &case.harness) {
+        (Some(hook), _) => hook.clone(),
+        (None, Some(h)) => format!("{h:?} event"),
+        (None, None) => String::new(),
+    }
 }
 
 /// What a case puts to the hook, in a line: the command, URL or path when

@@ -89,6 +89,11 @@ pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], stdin: &[u8]) ->
         "CHIBI_TOOL_NAME",
         "CHIBI_PROJECT_ROOT",
         "NO_COLOR",
+        // Set when the tests run inside an agent; each would move the project root.
+        "CLAUDE_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+        "HOOK_POLICY_PROJECT_ROOT",
+        "HOOK_POLICY_LOG",
     ] {
         cmd.env_remove(var);
     }

@@ -1,0 +1,70 @@
+//! Arguments more than one command takes, so that they read and behave the
+//! same everywhere.
+
+use crate::catalogue::tools::Harness;
+use clap::ValueEnum;
+
+/// How `policy check` (and the commands that report like it) print findings.
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum Format {
+    Human,
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+/// The coding agents `policy hook` and `policy install` speak to.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Agent {
+    ClaudeCode,
+    Gemini,
+    Codex,
+}
+
+impl Agent {
+    pub fn harness(self) -> Harness {
+        match self {
+            Agent::ClaudeCode => Harness::ClaudeCode,
+            Agent::Gemini => Harness::Gemini,
+            Agent::Codex => Harness::Codex,
+        }
+    }
+}
+
+/// The harness whose answer `policy eval` and `policy explain` give.
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+pub enum AskingHarness {
+    /// The chibi plugin: `--hook` and a canonical payload.
+    Chibi,
+    /// `policy hook claude-code`: the payload is Claude Code's hook event.
+    ClaudeCode,
+    /// `policy hook gemini`: the payload is Gemini CLI's hook event.
+    Gemini,
+    /// `policy hook codex`: the payload is Codex's hook event.
+    Codex,
+    /// `policy serve picoclaw`: the payload is one JSON-RPC request line.
+    Picoclaw,
+}
+
+impl AskingHarness {
+    /// The coding agent, or `None` for chibi and PicoClaw.
+    pub fn agent(self) -> Option<Harness> {
+        match self {
+            AskingHarness::Chibi | AskingHarness::Picoclaw => None,
+            AskingHarness::ClaudeCode => Some(Harness::ClaudeCode),
+            AskingHarness::Gemini => Some(Harness::Gemini),
+            AskingHarness::Codex => Some(Harness::Codex),
+        }
+    }
+}
+
+/// The paths a command works on, `.` when none are given.
+pub fn or_current_dir(paths: Vec<std::path::PathBuf>) -> Vec<std::path::PathBuf> {
+    if paths.is_empty() {
+        vec![std::path::PathBuf::from(".")]
+    } else {
+        paths
+    }
+}

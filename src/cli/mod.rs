@@ -1,0 +1,106 @@
+//! The `policy` command line, one module per command (the way cargo and
+//! ruff lay theirs out): `src/main.rs` only parses and dispatches, and each
+//! command's arguments live beside the code that runs it.
+//!
+//! It is part of the library so that tests can call a command directly.
+
+pub mod args;
+pub mod check;
+pub mod completions;
+pub mod eval;
+pub mod init;
+pub mod install;
+pub(crate) mod output;
+pub mod packs;
+pub mod reference;
+pub mod serve;
+pub mod test;
+
+use clap::{Parser, Subcommand};
+
+/// The exit statuses `policy` documents. Not `std::process::ExitCode`:
+/// the binary has no std `main` runtime (see `src/main.rs`), so the status
+/// is returned from our own `main` as a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitStatus {
+    /// Clean, passed, or answered.
+    Success = 0,
+    /// The command ran and found problems: lint errors, failed tests,
+    /// coverage too low, a broken stream.
+    Problems = 1,
+    /// The command could not run: bad arguments, unreadable input, a
+    /// policy that does not load.
+    CouldNotRun = 2,
+}
+
+impl ExitStatus {
+    /// The status an adapter's run loop returned (they return 0 or 1).
+    pub fn from_adapter(code: i32) -> ExitStatus {
+        match code {
+            0 => ExitStatus::Success,
+            1 => ExitStatus::Problems,
+            _ => ExitStatus::CouldNotRun,
+        }
+    }
+
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+#[derive(Parser)]
+#[command(
+    name = "policy",
+    version,
+    about = "YAML + CEL guardrails for AI agent hooks"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Validate policy files and directories, reporting every problem.
+    ///
+    /// Exit status: 0 clean, 1 problems found, 2 could not run.
+    Check(check::CheckArgs),
+    /// Decide one payload and print the reply the harness would get.
+    Eval(eval::EvalArgs),
+    /// Like `eval --explain`: show how the decision was reached.
+    Explain(eval::EvalArgs),
+    /// Run the policy tests (`*.test.yaml`) found under the paths.
+    ///
+    /// Exit status: 0 all passed, 1 a case failed or coverage is too low, 2 could not run.
+    Test(test::TestArgs),
+    /// Print the JSON Schema of the policy format (or, with --tests, of test files).
+    Schema(reference::SchemaArgs),
+    /// List the hook points, their payloads and effects.
+    Hooks(reference::HooksArgs),
+    /// Make a harness use a policy.
+    Install {
+        #[command(subcommand)]
+        harness: install::InstallTarget,
+    },
+    /// Remove what `policy install AGENT --settings FILE` added.
+    Uninstall(install::UninstallArgs),
+    /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).
+    ///
+    /// This is the command an agent's settings run (`policy install AGENT`
+    /// writes it). Always exits 0 with a JSON reply.
+    Hook(serve::HookArgs),
+    /// Serve a long-running harness over stdio.
+    Serve {
+        #[command(subcommand)]
+        harness: serve::ServeTarget,
+    },
+    /// Show how each harness's tools map onto the canonical hooks.
+    Adapters(reference::AdaptersArgs),
+    /// List the guardrail packs shipped in this binary, or show one.
+    Packs(packs::PacksArgs),
+    /// Create a starting policy, its tests and the schemas editors use.
+    Init(init::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+}

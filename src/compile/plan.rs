@@ -1,0 +1,322 @@
+//! The decision tree of each hook point: compiled rules filed under the most
+//! selective index that applies (a literal value, a required substring, the
+//! programs of a shell matcher, the hosts of a URL matcher, the globs of a
+//! path matcher), so a payload is tested only against rules that can match.
+
+use super::{index, CompiledRule};
+use crate::catalogue;
+use serde_json::Value as Json;
+use std::collections::HashMap;
+
+/// Rules of one field filed under the literal values they require.
+#[derive(Debug, Default)]
+pub struct FieldIndex {
+    pub field: String,
+    pub by_value: HashMap<String, Vec<usize>>,
+}
+
+/// Rules of one field filed under a substring they require.
+#[derive(Debug)]
+pub struct SubstringIndex {
+    pub field: String,
+    literals: Vec<String>,
+    positions: HashMap<String, usize>,
+    rules: Vec<Vec<usize>>,
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl SubstringIndex {
+    fn new(field: String) -> Self {
+        SubstringIndex {
+            field,
+            literals: Vec::new(),
+            positions: HashMap::new(),
+            rules: Vec::new(),
+            automaton: None,
+        }
+    }
+
+    fn add(&mut self, literal: &str, rule: usize) {
+        match self.positions.get(literal) {
+            Some(&i) => self.rules[i].push(rule),
+            None => {
+                self.positions
+                    .insert(literal.to_string(), self.literals.len());
+                self.literals.push(literal.to_string());
+                self.rules.push(vec![rule]);
+            }
+        }
+    }
+
+    fn build(&mut self) {
+        // Patterns are short literals from conditions, so this cannot fail
+        // in practice; if it did, every rule would stay a candidate.
+        // A contiguous NFA: built in a fraction of the time of a DFA (which
+        // matters when a plugin process builds it for one decision), and
+        // searched nearly as fast over a command line or a path.
+        self.automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&self.literals)
+            .ok();
+    }
+}
+
+/// Rules with a `shell:` matcher naming programs, filed under the programs.
+#[derive(Debug, Default)]
+pub struct ProgramIndex {
+    pub by_program: HashMap<String, Vec<usize>>,
+}
+
+/// Rules with a `url:` matcher naming hosts or domains, filed under the
+/// normalised names.
+#[derive(Debug, Default)]
+pub struct HostIndex {
+    pub exact: HashMap<String, Vec<usize>>,
+    pub domains: HashMap<String, Vec<usize>>,
+}
+
+impl HostIndex {
+    fn collect(&self, host: &str, out: &mut Vec<usize>) {
+        let Some(host) = crate::url_class::normalize_host_text(host) else {
+            return;
+        };
+        if let Some(rules) = self.exact.get(&host) {
+            out.extend_from_slice(rules);
+        }
+        if let Some(rules) = self.domains.get(&host) {
+            out.extend_from_slice(rules);
+        }
+        // Every parent domain, at label boundaries; IP addresses have none.
+        if host.parse::<std::net::IpAddr>().is_err() {
+            for (i, _) in host.match_indices('.') {
+                if let Some(rules) = self.domains.get(&host[i + 1..]) {
+                    out.extend_from_slice(rules);
+                }
+            }
+        }
+    }
+}
+
+/// Rules with a `path:` glob, all in one glob set: one pass finds every
+/// rule whose globs can match. Globs depend on the project root and home,
+/// known only per call, so the set is built on first use and kept for the
+/// last (root, home) seen.
+#[derive(Debug, Default)]
+pub struct GlobIndex {
+    patterns: Vec<String>,
+    /// The rule of each pattern.
+    owners: Vec<usize>,
+    compiled: std::sync::Mutex<Option<CompiledGlobs>>,
+}
+
+/// The glob set compiled for one (root, home); `None` when none compiles.
+type CompiledGlobs = (String, Option<String>, Option<crate::paths::PathGlobSet>);
+
+impl GlobIndex {
+    fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
+        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
+        if fresh {
+            let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
+            let set = crate::paths::PathGlobSet::new(&patterns, root, home).ok();
+            *cache = Some((root.to_string(), home.map(str::to_string), set));
+        }
+        match cache.as_ref().and_then(|(_, _, set)| set.as_ref()) {
+            Some(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
+            // A glob that does not compile for this root: every rule stays a
+            // candidate and reports the error itself.
+            None => out.extend_from_slice(&self.owners),
+        }
+    }
+}
+
+/// The decision tree of one hook point: rules that always need evaluating,
+/// and rules reachable only through a discriminating field's value, a
+/// substring of a field, or the programs of the command line. Every list
+/// holds indexes into [`CompiledPolicy::rules`], ascending.
+#[derive(Debug, Default)]
+pub struct HookPlan {
+    pub always: Vec<usize>,
+    pub indexes: Vec<FieldIndex>,
+    pub substrings: Vec<SubstringIndex>,
+    pub programs: Option<ProgramIndex>,
+    pub hosts: Option<HostIndex>,
+    pub globs: Option<GlobIndex>,
+    /// How many rules apply to this hook, whichever index holds them.
+    pub rule_count: usize,
+}
+
+impl HookPlan {
+    /// Candidate rules for a payload, in decision order.
+    ///
+    /// The index only leaves out rules that cannot match. When the field an
+    /// index reads is absent or not a string (a malformed payload), all of
+    /// its rules stay candidates, so their conditions fail as they would
+    /// without an index, and the hook's failure mode applies.
+    pub fn candidates(
+        &self,
+        payload: &Json,
+        subjects: &crate::matchers::Subjects<'_>,
+    ) -> Vec<usize> {
+        let mut out = self.always.clone();
+        for index in &self.indexes {
+            match payload.get(&index.field) {
+                Some(Json::String(value)) => {
+                    if let Some(rules) = index.by_value.get(value) {
+                        out.extend_from_slice(rules);
+                    }
+                }
+                _ => out.extend(index.by_value.values().flatten()),
+            }
+        }
+        for index in &self.substrings {
+            match (payload.get(&index.field), &index.automaton) {
+                (Some(Json::String(text)), Some(automaton)) => {
+                    for m in automaton.find_overlapping_iter(text.as_str()) {
+                        out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
+                    }
+                }
+                _ => out.extend(index.rules.iter().flatten()),
+            }
+        }
+        // Matcher indexes: when the payload has no such subject (no
+        // command, URL or path), a matcher cannot match and nothing is added.
+        if let Some(programs) = &self.programs {
+            if let Some(analysis) = subjects.shell() {
+                for command in &analysis.commands {
+                    if let Some(rules) = programs.by_program.get(&command.program) {
+                        out.extend_from_slice(rules);
+                    }
+                }
+            }
+        }
+        if let Some(hosts) = &self.hosts {
+            if let Some(info) = subjects.url() {
+                hosts.collect(&info.host, &mut out);
+            }
+        }
+        if let Some(globs) = &self.globs {
+            if let Some(info) = subjects.path() {
+                globs.collect(
+                    &info.normalized,
+                    subjects.project_root,
+                    subjects.home,
+                    &mut out,
+                );
+            }
+        }
+        if out.len() != self.always.len() {
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
+    }
+
+    pub fn rule_count(&self) -> usize {
+        self.rule_count
+    }
+}
+
+/// Files every rule of every hook under the most selective index that
+/// applies: a literal value, the programs of a shell matcher, the hosts of a
+/// URL matcher, the globs of a path matcher, a required substring; rules
+/// with none are evaluated for every payload.
+pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookPlan> {
+    let mut plans: HashMap<&'static str, HookPlan> = HashMap::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let field_use = |field: &str| {
+            // Strings every hook of the rule sends (absent fields make the
+            // condition an error, which must not be skipped), or may send.
+            let mut result = index::FieldUse::Always;
+            for h in &rule.hooks {
+                let f = catalogue::hook(h).and_then(|hp| hp.field(field));
+                match f {
+                    Some(f) if f.ty == catalogue::Ty::Str => {
+                        if f.presence == catalogue::Presence::Optional {
+                            result = index::FieldUse::Optional;
+                        }
+                    }
+                    _ => return index::FieldUse::No,
+                }
+            }
+            result
+        };
+        let cond = rule.when.as_ref().map(|c| &c.expr);
+        let equality = cond.and_then(|e| {
+            index::discriminator(e, &|field| field_use(field) == index::FieldUse::Always)
+        });
+        let programs = rule
+            .matchers
+            .shell
+            .as_ref()
+            .and_then(|m| m.required_programs());
+        let hosts = rule.matchers.url.as_ref().and_then(|m| m.host_keys());
+        let globs = rule.matchers.path.as_ref().and_then(|m| m.required_globs());
+        let substring = cond.and_then(|e| index::substring_test(e, &field_use));
+        for hook in &rule.hooks {
+            let plan = plans.entry(hook).or_default();
+            plan.rule_count += 1;
+            if let Some(d) = &equality {
+                let pos = match plan.indexes.iter().position(|x| x.field == d.field) {
+                    Some(pos) => pos,
+                    None => {
+                        plan.indexes.push(FieldIndex {
+                            field: d.field.clone(),
+                            by_value: HashMap::new(),
+                        });
+                        plan.indexes.len() - 1
+                    }
+                };
+                for v in &d.values {
+                    let list = plan.indexes[pos].by_value.entry(v.clone()).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            } else if let Some(names) = programs {
+                let index = plan.programs.get_or_insert_with(ProgramIndex::default);
+                for name in names {
+                    let list = index.by_program.entry(name.clone()).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            } else if let Some(keys) = &hosts {
+                let index = plan.hosts.get_or_insert_with(HostIndex::default);
+                let (map, names) = match keys {
+                    crate::matchers::HostKeys::Exact(n) => (&mut index.exact, n),
+                    crate::matchers::HostKeys::Domains(n) => (&mut index.domains, n),
+                };
+                for name in names {
+                    let list = map.entry(name.clone()).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                }
+            } else if let Some(patterns) = globs {
+                let index = plan.globs.get_or_insert_with(GlobIndex::default);
+                for p in patterns {
+                    index.patterns.push(p.clone());
+                    index.owners.push(i);
+                }
+            } else if let Some(t) = &substring {
+                let pos = match plan.substrings.iter().position(|x| x.field == t.field) {
+                    Some(pos) => pos,
+                    None => {
+                        plan.substrings.push(SubstringIndex::new(t.field.clone()));
+                        plan.substrings.len() - 1
+                    }
+                };
+                plan.substrings[pos].add(&t.literal, i);
+            } else {
+                plan.always.push(i);
+            }
+        }
+    }
+    for plan in plans.values_mut() {
+        for index in &mut plan.substrings {
+            index.build();
+        }
+    }
+    plans
+}
