@@ -65,7 +65,7 @@ pub struct PackSelection {
     /// rules (or packs) and exactly one kind of subject: `paths`, `commands`
     /// or `hosts`.
     #[serde(default)]
-    #[schemars(example = serde_json::json!([{"rules": ["files.env-files"], "paths": ["config/.env.example"]}]))]
+    #[schemars(example = serde_json::json!([{"rules": ["file-secrets.credential-file"], "paths": ["config/.env.example"]}]))]
     pub except: Vec<PackException>,
 }
 
@@ -101,7 +101,7 @@ impl PackOutcome {
 #[serde(deny_unknown_fields)]
 pub struct PackException {
     /// Rule ids (`git.reset-hard`) or pack names this exception applies to.
-    #[schemars(example = &"git.reset-hard", example = serde_json::json!(["files.env-files", "files.secret-files"]))]
+    #[schemars(example = &"git.reset-hard", example = serde_json::json!(["file-secrets.credential-file", "secrets"]))]
     pub rules: StringList,
     /// Path globs, resolved like the `path:` matcher's (relative to the
     /// project root, `~/` for home, after `..` and `.` are removed): the
