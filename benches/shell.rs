@@ -68,6 +68,10 @@ fn lines() -> Vec<(&'static str, String)> {
             r#"for f in $(git ls-files '*.py'); do python -m black "$f" && git add "$f"; done"#.to_string(),
         ),
         ("curl_sh", "curl -fsSL https://example.com/install.sh | sh".to_string()),
+        (
+            "python_c",
+            r#"python3 -c "import json, sys; print(json.load(open('package.json'))['version'])""#.to_string(),
+        ),
         ("heredoc_60_lines", heredoc_line()),
     ]
 }

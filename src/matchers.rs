@@ -9,9 +9,9 @@
 //! inspection of the payload at hand.
 
 use crate::catalogue::{self, Subject};
-use crate::model::{ContentMatch, PathMatch, ShellMatch, UrlClassName, UrlMatch};
+use crate::model::{ContentMatch, PathMatch, ShellMatch, TargetClassName, UrlClassName, UrlMatch};
 use crate::paths::{self, PathGlobSet};
-use crate::shell::{self, ShellAnalysis};
+use crate::shell::{self, ShellAnalysis, TargetClass};
 use crate::url_class::{self, UrlClass, UrlInfo};
 use regex::Regex;
 use serde_json::Value as Json;
@@ -114,7 +114,22 @@ pub struct ShellMatcher {
     flags: Vec<String>,
     any_flag: Vec<String>,
     arg: Option<Regex>,
+    targets: Vec<TargetClass>,
     opaque: bool,
+}
+
+fn target_class(name: TargetClassName) -> TargetClass {
+    match name {
+        TargetClassName::Root => TargetClass::Root,
+        TargetClassName::Home => TargetClass::Home,
+        TargetClassName::System => TargetClass::System,
+        TargetClassName::ProjectRoot => TargetClass::ProjectRoot,
+        TargetClassName::GitDir => TargetClass::GitDir,
+        TargetClassName::InsideProject => TargetClass::InsideProject,
+        TargetClassName::Temp => TargetClass::Temp,
+        TargetClassName::Outside => TargetClass::Outside,
+        TargetClassName::Unknown => TargetClass::Unknown,
+    }
 }
 
 impl ShellMatcher {
@@ -129,10 +144,16 @@ impl ShellMatcher {
             || !self.flags.is_empty()
             || !self.any_flag.is_empty()
             || self.arg.is_some()
+            || !self.targets.is_empty()
     }
 
-    /// Why it matched, or `None`.
-    pub fn matches(&self, analysis: &ShellAnalysis) -> Option<String> {
+    /// Why it matched, or `None`. Targets are located against `root` and `home`.
+    pub fn matches(
+        &self,
+        analysis: &ShellAnalysis,
+        root: &str,
+        home: Option<&str>,
+    ) -> Option<String> {
         if self.opaque && analysis.is_opaque() {
             let why: Vec<String> = analysis.opaque.iter().map(|o| o.detail.clone()).collect();
             return Some(format!("opaque: {}", why.join("; ")));
@@ -148,13 +169,37 @@ impl ShellMatcher {
                 .arg
                 .as_ref()
                 .is_none_or(|re| c.args.iter().any(|a| re.is_match(a)));
-            (program_ok && flags_ok && any_ok && arg_ok).then(|| {
+            if !(program_ok && flags_ok && any_ok && arg_ok) {
+                return None;
+            }
+            // Located only when asked: most commands have no targets.
+            let target = if self.targets.is_empty() {
+                None
+            } else {
+                let found = c.targets.iter().find_map(|t| {
+                    let resolved = shell::resolve_target(t, root, home);
+                    self.targets.contains(&resolved.class).then_some(resolved)
+                });
+                Some(found?)
+            };
+            Some({
                 let mut how = c.program.clone();
+                if let Some(call) = &c.call {
+                    how = format!("{how} (as {call})");
+                }
                 if !c.wrappers.is_empty() {
                     how = format!("{} (through {})", how, c.wrappers.join(", "));
                 }
                 if !c.via.is_empty() {
                     how = format!("{} (inside {})", how, c.via.join(", "));
+                }
+                if let Some(t) = target {
+                    let place = if t.path.is_empty() {
+                        "not known before it runs".to_string()
+                    } else {
+                        t.path.clone()
+                    };
+                    how = format!("{how} on `{}` ({}: {place})", t.raw, t.class.as_str());
                 }
                 format!("runs {how}")
             })
@@ -386,7 +431,10 @@ impl Matchers {
     pub fn evaluate(&self, subjects: &Subjects<'_>) -> MatchOutcome {
         let mut reasons = Vec::new();
         if let Some(m) = &self.shell {
-            match subjects.shell().and_then(|a| m.matches(a)) {
+            match subjects
+                .shell()
+                .and_then(|a| m.matches(a, subjects.project_root, subjects.home))
+            {
                 Some(r) => reasons.push(r),
                 None => return MatchOutcome::NoMatch("shell: no command matched".into()),
             }
@@ -470,6 +518,13 @@ fn check_flag_specs(specs: &[String], key: &'static str) -> Result<(), MatcherEr
 pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
     let flags = m.flags.clone().unwrap_or_default();
     let any_flag = m.any_flag.clone().unwrap_or_default();
+    if m.target.as_ref().is_some_and(Vec::is_empty) {
+        return Err(MatcherError {
+            key: "target",
+            index: None,
+            message: "`target` needs at least one place: root, home, system, project_root, git_dir, inside_project, temp, outside, unknown".into(),
+        });
+    }
     check_flag_specs(&flags, "flags")?;
     check_flag_specs(&any_flag, "any_flag")?;
     let matcher = ShellMatcher {
@@ -485,13 +540,21 @@ pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
             .as_deref()
             .map(|a| regex(a, "arg", None))
             .transpose()?,
+        targets: m
+            .target
+            .iter()
+            .flatten()
+            .map(|t| target_class(*t))
+            .collect(),
         opaque: m.opaque.unwrap_or(false),
     };
     if !matcher.has_command_criteria() && !matcher.opaque {
         return Err(MatcherError {
             key: "shell",
             index: None,
-            message: "`shell` needs `program`, `flags`, `any_flag`, `arg` or `opaque: true`".into(),
+            message:
+                "`shell` needs `program`, `flags`, `any_flag`, `arg`, `target` or `opaque: true`"
+                    .into(),
         });
     }
     Ok(matcher)

@@ -432,10 +432,18 @@ impl JsonSchema for StringList {
     }
 }
 
-/// Shell matcher. Command criteria (`program`, `flags`, `any_flag`, `arg`)
-/// must all hold for one simple command of the line; `opaque: true` matches
-/// a line whose programs cannot be known statically. Given both, either
-/// matching is enough.
+/// Shell matcher. Command criteria (`program`, `flags`, `any_flag`, `arg`,
+/// `target`) must all hold for one simple command of the line; `opaque:
+/// true` matches a line whose programs cannot be known statically. Given
+/// both, either matching is enough.
+///
+/// Commands include those run by code given to interpreters (`python -c`,
+/// `node -e`, `perl -e`, `ruby -e`, `php -r`, awk, sed `e`, heredocs fed to
+/// an interpreter), and library calls in that code that delete or move
+/// files, reported as the command doing the same: `shutil.rmtree(p)`,
+/// `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)` and Perl's
+/// `rmtree` are `rm -r -f -- p`; `os.remove`, `unlink`, `File.delete` are
+/// `rm -f -- p`; `os.rmdir` is `rmdir`; `os.rename`, `shutil.move` are `mv`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShellMatch {
@@ -457,12 +465,47 @@ pub struct ShellMatch {
     #[serde(default)]
     #[schemars(example = &"^/$", example = &"^~?/?\\.ssh(/|$)")]
     pub arg: Option<String>,
+    /// Where the command acts: at least one of the paths it deletes, moves,
+    /// truncates or changes (`rm`, `rmdir`, `unlink`, `shred`, `mv`, `chmod`,
+    /// `chown`, `chgrp`, `truncate`, `rsync`'s destination, `dd of=`, `find`'s
+    /// starting points) lies in one of these places, resolved against the
+    /// project root and home like the path matcher (`~`, `$HOME`, `..`,
+    /// globs: `/*` is `root`, `~/*` is `home`, `*` in the project root is
+    /// `inside_project`). A command with no such path never matches.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["root", "home", "system", "project_root", "git_dir", "outside", "unknown"]))]
+    pub target: Option<Vec<TargetClassName>>,
     /// Match lines whose programs cannot be known statically: a variable or
     /// substitution as the program, `eval` of non-literal text, a shell
-    /// reading commands from a pipe, a parse error.
+    /// reading commands from a pipe, interpreter code that computes what it
+    /// runs, a parse error.
     #[serde(default)]
     #[schemars(example = true)]
     pub opaque: Option<bool>,
+}
+
+/// Where a destructive command's path lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetClassName {
+    /// `/` itself or all of it (`/*`).
+    Root,
+    /// The home directory, all of it (`~/*`), or a directory holding it (`/home`).
+    Home,
+    /// System directories and their contents: `/etc`, `/usr`, `/var`, `/dev`, `/boot`, `/opt`, `/tmp` itself, ...
+    System,
+    /// The project root itself, or a directory holding it (`..`).
+    ProjectRoot,
+    /// `.git` inside the project, or anything in it.
+    GitDir,
+    /// Inside the project, not its root and not `.git` (`node_modules`, `./target`, `*`).
+    InsideProject,
+    /// Inside a temporary directory (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, `$TMPDIR/x`).
+    Temp,
+    /// Anywhere else: another project, a file in the home directory.
+    Outside,
+    /// Not known before the command runs: a variable, a substitution, input added by `xargs`, `~user`.
+    Unknown,
 }
 
 /// A class of URL destination, after normalisation.

@@ -381,6 +381,162 @@ proptest! {
     }
 }
 
+// ------------------------------------------------------ interpreter code
+
+/// Pieces of interpreter code: sink names, quoting, brackets and escapes
+/// of every language read, in any order.
+fn code_piece() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "os.system(",
+        "subprocess.run([",
+        "__import__(",
+        "getattr(",
+        "exec(",
+        "eval(",
+        "require(",
+        "execSync(",
+        "shutil.rmtree(",
+        "fs.rmSync(",
+        "system ",
+        "qx{",
+        "qw(",
+        "s/a/b/e",
+        "%x(",
+        "%w[",
+        "`",
+        "'",
+        "\"",
+        "'''",
+        "f'{",
+        "${",
+        "#{",
+        "\\",
+        "\\x7",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ";",
+        "\n",
+        " ",
+        "+",
+        ".",
+        "->",
+        "::",
+        "=",
+        ":",
+        "|",
+        "| getline",
+        "rm -rf /",
+        "x",
+        "$x",
+        "@a",
+        "# c",
+        "// c",
+        "/* c",
+        "/re/",
+        "import os as o",
+        "from os import *",
+        "const {a: b} = ",
+        "$f(",
+        "send(:",
+        "1e ",
+    ])
+}
+
+/// Complete statements that do nothing dangerous, and a destructive call,
+/// per interpreter.
+fn harmless_prefix() -> impl Strategy<Value = (&'static str, &'static str, &'static str)> {
+    prop::sample::select(vec![
+        (
+            "python3 -c",
+            "import json; print(json.dumps({'a': [1, 2]}))\n",
+            "import os\nos.system('rm -rf /')",
+        ),
+        (
+            "python3 -c",
+            "x = f'{1+1}' # os.system('no')\n",
+            "__import__('shutil').rmtree('/')",
+        ),
+        (
+            "python3 -c",
+            "s = '''a\nb'''\n",
+            "import subprocess as s; s.run(['rm', '-rf', '/'])",
+        ),
+        (
+            "node -e",
+            "const r = /['\"]/g; console.log(`a${1}`);",
+            "require('child_process').execSync('rm -rf /')",
+        ),
+        (
+            "node -e",
+            "/* x */ let o = {recursive: false};",
+            "require('fs').rmSync('/', {recursive: true})",
+        ),
+        (
+            "perl -e",
+            "my @a = qw(a b); print \"@a\\n\"; s/x/y/;",
+            "system('rm -rf /');",
+        ),
+        ("perl -e", "print q{a)b}; # system('no')\n", "qx{rm -rf /};"),
+        (
+            "ruby -e",
+            "puts %w[a b].join(\",\"); x = :sym;",
+            "system(\"rm -rf /\")",
+        ),
+        (
+            "php -r",
+            "echo \"a\" . 'b'; // system('no')\n",
+            "passthru(\"rm -rf /\");",
+        ),
+        (
+            "awk",
+            "BEGIN { n = split(\"a,b\", p, \",\") } ",
+            "BEGIN { system(\"rm -rf /\") }",
+        ),
+    ])
+}
+
+/// `code` as one single-quoted shell word.
+fn single_quoted(code: &str) -> String {
+    format!("'{}'", code.replace('\'', "'\\''"))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Code of any shape given to any interpreter is read without panicking
+    /// and within the limits.
+    #[test]
+    fn any_interpreter_code_is_read_without_panicking(
+        interpreter in prop::sample::select(vec!["python3 -c", "node -e", "perl -e", "ruby -e", "php -r", "awk", "sed", "bun -e"]),
+        pieces in prop::collection::vec(code_piece(), 0..40),
+    ) {
+        let code: String = pieces.concat();
+        let analysis = shell::analyze(&format!("{interpreter} {}", single_quoted(&code)));
+        prop_assert!(analysis.commands.len() <= shell::MAX_COMMANDS);
+        let program = interpreter.split(' ').next().unwrap_or(interpreter);
+        let _ = shell::analyze(&format!("{program} <<'EOF'\n{code}\nEOF"));
+    }
+
+    /// Complete harmless statements before a destructive call never hide
+    /// it from the shipped rules, and alone they are let through.
+    #[test]
+    fn harmless_statements_never_hide_a_destructive_call(
+        (interpreter, prefix, call) in harmless_prefix(),
+        repeat in 0usize..4,
+    ) {
+        let code = format!("{}{call}", prefix.repeat(repeat));
+        let line = format!("{interpreter} {}", single_quoted(&code));
+        prop_assert!(denying_rule(&line).is_some(), "{}", line);
+        let harmless = format!("{interpreter} {}", single_quoted(&prefix.repeat(repeat.max(1))));
+        prop_assert_eq!(denying_rule(&harmless), None, "{}", harmless);
+    }
+}
+
 // ---------------------------------------------------------------- URLs
 
 /// An IPv4 address spelled with each of its parts in a chosen radix.

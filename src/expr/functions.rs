@@ -6,7 +6,8 @@
 //! command.runs('rm')                                   any simple command runs rm
 //! command.runsWith('rm', ['-r|-R|--recursive', '-f'])  ... with all these flags
 //! command.shellOpaque()                                some program cannot be known statically
-//! command.shellCommands()                              [{program, path, args, flags, wrappers, via}]
+//! command.shellCommands()                              [{program, path, args, flags, wrappers, via, call}]
+//! command.shellCommands(project_root)                  ... each with targets: [{raw, path, class}]
 //! url.urlClass()                                       'loopback', 'private', 'public', ...
 //! url.isInternalUrl()                                  any class but public
 //! url.urlHost()                                        the normalised host
@@ -24,6 +25,7 @@ use std::collections::HashMap;
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
+    cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")?;
     cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool)?;
     cel::add_member_overload!(env, fn runs: (CelString, CelString) -> CelBool)?;
     cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)?;
@@ -62,7 +64,18 @@ fn strings(items: impl IntoIterator<Item = String>) -> Box<dyn Val + 'static> {
 }
 
 fn shell_commands(line: &CelString<'_>) -> CelList<'static> {
-    let analysis = crate::matchers::analyze_shell(line.inner());
+    commands_list(line.inner(), None)
+}
+
+/// `shellCommands(root)`: each command also lists its targets, located
+/// against `root` and the home directory.
+fn shell_commands_in(line: &CelString<'_>, root: &CelString<'_>) -> CelList<'static> {
+    commands_list(line.inner(), Some(root.inner()))
+}
+
+fn commands_list(line: &str, root: Option<&str>) -> CelList<'static> {
+    let analysis = crate::matchers::analyze_shell(line);
+    let home = root.and_then(|_| home());
     let commands = analysis
         .commands
         .iter()
@@ -83,6 +96,37 @@ fn shell_commands(line: &CelString<'_>) -> CelList<'static> {
             map.insert("flags".to_string().into(), strings(flags));
             map.insert("wrappers".to_string().into(), strings(c.wrappers));
             map.insert("via".to_string().into(), strings(c.via));
+            map.insert(
+                "call".to_string().into(),
+                Box::new(CelString::from(c.call.unwrap_or_default())),
+            );
+            if let Some(root) = root {
+                let targets = c
+                    .targets
+                    .iter()
+                    .map(|t| {
+                        let resolved = crate::shell::resolve_target(t, root, home.as_deref());
+                        let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
+                        target.insert(
+                            "raw".to_string().into(),
+                            Box::new(CelString::from(resolved.raw)),
+                        );
+                        target.insert(
+                            "path".to_string().into(),
+                            Box::new(CelString::from(resolved.path)),
+                        );
+                        target.insert(
+                            "class".to_string().into(),
+                            Box::new(CelString::from(resolved.class.as_str().to_string())),
+                        );
+                        Box::new(CelMap::from(target)) as Box<dyn Val>
+                    })
+                    .collect::<Vec<_>>();
+                map.insert(
+                    "targets".to_string().into(),
+                    Box::new(CelList::from(targets)),
+                );
+            }
             Box::new(CelMap::from(map)) as Box<dyn Val>
         })
         .collect::<Vec<_>>();

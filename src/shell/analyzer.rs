@@ -9,11 +9,12 @@
 
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
+use super::targets;
 use super::walk::{self, Input};
 use super::words::Word;
 use super::wrappers::{self, basename};
 use super::{
-    flags, Opaque, OpaqueKind, ShellAnalysis, SimpleCommand, MAX_COMMANDS, MAX_DEPTH,
+    flags, Opaque, OpaqueKind, ShellAnalysis, SimpleCommand, Target, MAX_COMMANDS, MAX_DEPTH,
     MAX_INPUT_BYTES,
 };
 
@@ -26,11 +27,32 @@ const MAX_NEWLINE_REPAIRS: usize = 16;
 struct Context {
     via: Vec<String>,
     key: Vec<u32>,
+    /// Inside code only known at run time (`bash -c "$X; rm -rf {}"`): its
+    /// words read as written, so no path in it is known.
+    dynamic: bool,
 }
 
 enum Job {
-    Script { source: String, context: Context },
-    Argv { words: Vec<Word>, context: Context },
+    Script {
+        source: String,
+        context: Context,
+    },
+    Argv {
+        words: Vec<Word>,
+        launched: Launched,
+        context: Context,
+    },
+}
+
+/// What the launcher of an argv command says about it.
+#[derive(Debug, Clone, Default)]
+struct Launched {
+    /// The library call it stands for (see [`SimpleCommand::call`]).
+    call: Option<String>,
+    /// The launcher adds arguments at run time.
+    appended: bool,
+    /// What `{}` stands for (find's starting points).
+    fill: Vec<Word>,
 }
 
 /// A command as found, before wrappers are removed.
@@ -38,6 +60,7 @@ struct Candidate {
     words: Vec<Word>,
     assignments: Vec<(String, Word)>,
     input: Option<Input>,
+    launched: Launched,
     context: Context,
 }
 
@@ -81,10 +104,15 @@ impl Analyzer {
         while let Some(job) = analyzer.jobs.pop() {
             match job {
                 Job::Script { source, context } => analyzer.script(&source, context),
-                Job::Argv { words, context } => analyzer.command(Candidate {
+                Job::Argv {
+                    words,
+                    launched,
+                    context,
+                } => analyzer.command(Candidate {
                     words,
                     assignments: Vec::new(),
                     input: None,
+                    launched,
                     context,
                 }),
             }
@@ -207,7 +235,12 @@ impl Analyzer {
                 words: command.words,
                 assignments: command.assignments,
                 input: command.input,
-                context: Context { via, key },
+                launched: Launched::default(),
+                context: Context {
+                    via,
+                    key,
+                    dynamic: context.dynamic,
+                },
             });
         }
     }
@@ -217,6 +250,7 @@ impl Analyzer {
             words,
             assignments,
             input,
+            launched,
             context,
         } = candidate;
         if context.via.len() > MAX_DEPTH {
@@ -275,7 +309,7 @@ impl Analyzer {
                 &context.via,
             );
         }
-        let launch = launchers::inspect(&program, arg_words, input.as_ref());
+        let launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
         let args: Vec<String> = arg_words.iter().map(|w| w.text.clone()).collect();
         let own_args = arg_words
             .iter()
@@ -295,6 +329,16 @@ impl Analyzer {
         for (index, nested) in launch.nested.into_iter().enumerate() {
             self.queue_nested(nested, &context, index);
         }
+        let mut targets = if targets::has_targets(&program) {
+            command_targets(&program, arg_words, &launched)
+        } else {
+            Vec::new()
+        };
+        if context.dynamic {
+            for target in &mut targets {
+                target.literal = false;
+            }
+        }
         self.commands.push((
             context.key,
             SimpleCommand {
@@ -306,6 +350,8 @@ impl Analyzer {
                 assignments,
                 short_flags,
                 long_flags,
+                call: launched.call,
+                targets,
             },
         ));
     }
@@ -325,7 +371,15 @@ impl Analyzer {
         key.push(u32::try_from(index).unwrap_or(u32::MAX));
         let mut via = parent.via.clone();
         via.push(label.clone());
-        let context = Context { via, key };
+        let literal = match &nested {
+            Nested::Script { literal, .. } => *literal,
+            Nested::Argv { .. } => true,
+        };
+        let context = Context {
+            via,
+            key,
+            dynamic: parent.dynamic || !literal,
+        };
         let job = match nested {
             Nested::Script {
                 source, literal, ..
@@ -342,18 +396,55 @@ impl Analyzer {
                 }
                 Job::Script { source, context }
             }
-            Nested::Argv { words, .. } => Job::Argv { words, context },
+            Nested::Argv {
+                words,
+                call,
+                appended,
+                fill,
+                ..
+            } => Job::Argv {
+                words,
+                launched: Launched {
+                    call,
+                    appended,
+                    fill,
+                },
+                context,
+            },
         };
         self.jobs.push(job);
     }
 }
 
-/// Enough of a long text to recognise it in a one-line message.
+/// The targets of a destructive command: its operands, with `{}` standing
+/// for the contents of find's starting points, and an unknown one for
+/// arguments a launcher adds at run time.
+fn command_targets(program: &str, args: &[Word], launched: &Launched) -> Vec<Target> {
+    let mut found = Vec::new();
+    for target in targets::operands(program, args) {
+        if !target.literal && target.text.contains("{}") && !launched.fill.is_empty() {
+            found.extend(launched.fill.iter().map(|w| Target {
+                text: w.text.clone(),
+                literal: w.literal,
+                pattern: w.pattern,
+                contents: true,
+            }));
+        } else {
+            found.push(target);
+        }
+    }
+    if launched.appended {
+        found.push(Target::unknown("(arguments added at run time)"));
+    }
+    found
+}
+
 /// 1-based line number of byte `at` in `source`.
 fn line_of(source: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &source.as_bytes()[..at.min(source.len())]).count() + 1
 }
 
+/// Enough of a long text to recognise it in a one-line message.
 fn excerpt(text: &str) -> String {
     const MAX_CHARS: usize = 80;
     let mut chars = text.chars();

@@ -161,6 +161,8 @@ mod tests {
             assignments: vec![],
             short_flags,
             long_flags,
+            call: None,
+            targets: vec![],
         }
     }
 

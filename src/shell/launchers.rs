@@ -23,7 +23,18 @@ pub enum Nested {
         literal: bool,
     },
     /// A command given as words (program first).
-    Argv { words: Vec<Word>, via: String },
+    Argv {
+        words: Vec<Word>,
+        via: String,
+        /// For a command that stands for a library call in interpreter
+        /// code (`shutil.rmtree`), the call.
+        call: Option<String>,
+        /// The launcher adds arguments at run time (`xargs rm` without `-I`).
+        appended: bool,
+        /// What `{}` stands for: `find`'s starting points, whose contents
+        /// `find -exec` hands to the command.
+        fill: Vec<Word>,
+    },
 }
 
 /// What a command launches, and what about it cannot be known.
@@ -38,7 +49,7 @@ pub struct Launch {
 
 impl Launch {
     fn argv(&mut self, args: &[Word], range: Range<usize>, via: impl Into<String>) {
-        self.argv_filled(args, range, via, None);
+        self.argv_filled(args, range, via, None, false);
     }
 
     /// Like `argv`, for commands whose `placeholder` (`{}`) is replaced at
@@ -49,6 +60,7 @@ impl Launch {
         range: Range<usize>,
         via: impl Into<String>,
         placeholder: Option<&str>,
+        appended: bool,
     ) {
         let words = args[range.clone()]
             .iter()
@@ -63,6 +75,9 @@ impl Launch {
         self.nested.push(Nested::Argv {
             words,
             via: via.into(),
+            call: None,
+            appended,
+            fill: Vec::new(),
         });
         self.foreign.push(range);
     }
@@ -82,11 +97,12 @@ pub fn is_shell(program: &str) -> bool {
     SHELLS.contains(&program)
 }
 
-/// Inspect a command whose wrappers were already removed.
-pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
+/// Inspect a command whose wrappers were already removed; `appended` when
+/// the launcher that runs it adds arguments at run time.
+pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bool) -> Launch {
     let mut launch = Launch::default();
     match program {
-        p if SHELLS.contains(&p) => shell(p, args, input, &mut launch),
+        p if SHELLS.contains(&p) => shell(p, args, input, appended, &mut launch),
         // `eval -- code` is `eval code`.
         "eval" => {
             let skip = usize::from(args.first().is_some_and(|w| w.text == "--"));
@@ -105,7 +121,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
         "at" | "batch" => at_job(program, args, input, &mut launch),
         "screen" => screen(args, &mut launch),
         "tmux" => tmux(args, &mut launch),
-        _ => {}
+        "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pnpm" | "yarn"
+        | "conda" | "mamba" | "micromamba" => tool_runner(program, args, &mut launch),
+        "npx" | "bunx" | "pnpx" => package_runner(program, args, &mut launch),
+        _ => super::inline::inspect(program, args, input, &mut launch),
     }
     launch
 }
@@ -124,7 +143,7 @@ fn joined_script(words: &[Word], via: &str) -> Nested {
     }
 }
 
-fn shell(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launch) {
+fn shell(program: &str, args: &[Word], input: Option<&Input>, appended: bool, launch: &mut Launch) {
     let mut has_c = false;
     let mut reads_stdin_flag = false;
     let mut i = 0;
@@ -187,7 +206,9 @@ fn shell(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launc
     if has_c {
         match operand {
             Some(code) => push_shell_string(program, code.text.clone(), code.literal, launch),
-            // `xargs sh -c`: the code is the first argument added at run time.
+            // `xargs sh -c`: the code is the first argument added at run
+            // time. Written alone, `bash -c` only fails (it needs an argument).
+            None if !appended => {}
             None => launch.opaque.push((
                 OpaqueKind::DynamicEval,
                 format!(
@@ -244,7 +265,7 @@ fn stdin_script(program: &str, input: Option<&Input>, launch: &mut Launch) {
 }
 
 /// Paths that are really a stream of someone else's output.
-fn is_stream_path(path: &str) -> bool {
+pub(super) fn is_stream_path(path: &str) -> bool {
     path.starts_with("<(")
         || path == "/dev/stdin"
         || path.starts_with("/dev/fd/")
@@ -294,9 +315,10 @@ fn first_operand(args: &[Word], short_value: &str, long_value: &[&str]) -> usize
 }
 
 fn xargs(args: &[Word], launch: &mut Launch) {
+    // BSD xargs also has `-J replstr`, `-R max` and `-S size`.
     let start = first_operand(
         args,
-        "adEILnPs",
+        "adEIJLnPRSs",
         &[
             "arg-file",
             "delimiter",
@@ -308,11 +330,20 @@ fn xargs(args: &[Word], launch: &mut Launch) {
     );
     if start < args.len() {
         let replace = xargs_replace_string(&args[..start]);
-        launch.argv_filled(args, start..args.len(), "xargs", replace.as_deref());
+        // Without a replace string the input is appended to the command.
+        let appended = replace.is_none();
+        launch.argv_filled(
+            args,
+            start..args.len(),
+            "xargs",
+            replace.as_deref(),
+            appended,
+        );
     }
 }
 
-/// The string `xargs -I R` / `-i[R]` / `--replace[=R]` replaces with input.
+/// The string `xargs -I R` / `-i[R]` / `--replace[=R]` (BSD: `-J R`)
+/// replaces with input.
 fn xargs_replace_string(options: &[Word]) -> Option<String> {
     let mut found = None;
     let mut words = options.iter().map(|w| w.text.as_str());
@@ -320,10 +351,10 @@ fn xargs_replace_string(options: &[Word]) -> Option<String> {
         if let Some(value) = text.strip_prefix("--replace") {
             found = Some(value.strip_prefix('=').unwrap_or("{}").to_string());
         } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.starts_with('-')) {
-            if let Some(at) = cluster.find(['I', 'i']) {
+            if let Some(at) = cluster.find(['I', 'i', 'J']) {
                 let rest = &cluster[at + 1..];
                 found = Some(match (&cluster[at..=at], rest.is_empty()) {
-                    ("I", true) => words.next().unwrap_or("{}").to_string(),
+                    ("I" | "J", true) => words.next().unwrap_or("{}").to_string(),
                     ("i", true) => "{}".to_string(),
                     _ => rest.to_string(),
                 });
@@ -334,6 +365,14 @@ fn xargs_replace_string(options: &[Word]) -> Option<String> {
 }
 
 fn find_exec(args: &[Word], launch: &mut Launch) {
+    let starting_points: Vec<Word> = super::targets::operands("find", args)
+        .into_iter()
+        .map(|t| Word {
+            text: t.text,
+            literal: t.literal,
+            pattern: t.pattern,
+        })
+        .collect();
     let mut i = 0;
     while i < args.len() {
         let action = args[i].text.as_str();
@@ -351,7 +390,16 @@ fn find_exec(args: &[Word], launch: &mut Launch) {
             end += 1;
         }
         if end > start {
-            launch.argv_filled(args, start..end, format!("find {action}"), Some("{}"));
+            launch.argv_filled(
+                args,
+                start..end,
+                format!("find {action}"),
+                Some("{}"),
+                false,
+            );
+            if let Some(Nested::Argv { fill, .. }) = launch.nested.last_mut() {
+                *fill = starting_points.clone();
+            }
         }
         i = end + 1;
     }
@@ -393,16 +441,267 @@ fn parallel(args: &[Word], launch: &mut Launch) {
     );
     let end = args[start.min(args.len())..]
         .iter()
-        .position(|w| w.text.starts_with(":::"))
+        .position(|w| is_input_separator(&w.text))
         .map_or(args.len(), |p| start + p);
+    let inputs = parallel_inputs(&args[end.min(args.len())..]);
     if start >= end {
-        launch.opaque.push((
-            OpaqueKind::ShellFromStdin,
-            "`parallel` without a command runs its input lines as commands".into(),
-        ));
+        match inputs {
+            // `parallel ::: 'cmd 1' 'cmd 2'` runs each argument as a command line.
+            ParallelInput::Known(lines) => {
+                for line in lines {
+                    launch.nested.push(Nested::Script {
+                        source: line.text.clone(),
+                        via: "parallel :::".into(),
+                        literal: line.literal,
+                    });
+                }
+            }
+            ParallelInput::Unknown(from) => launch.opaque.push((
+                OpaqueKind::ShellFromStdin,
+                format!("`parallel` without a command runs the lines of {from} as commands"),
+            )),
+        }
         return;
     }
-    launch.joined(args, start..end, "parallel");
+    let replace = parallel_replace_string(&args[..start]);
+    let command = &args[start..end];
+    launch.foreign.push(start..end);
+    // parallel joins the command's words with spaces and hands the line to
+    // a shell; a word holding blanks (`bash -c 'rm -rf {}'`) is also read
+    // as one word, as a reader of the line would take it. Both are analysed.
+    let mut readings = vec![true];
+    let blank = |w: &Word| w.text.contains([' ', '\t', '\n']);
+    if !blank(&command[0]) && command[1..].iter().any(blank) {
+        readings.push(false);
+    }
+    let values: Vec<Option<&Word>> = match &inputs {
+        ParallelInput::Known(values) if !values.is_empty() => values
+            .iter()
+            .take(MAX_PARALLEL_VALUES)
+            .map(|v| Some(*v))
+            .collect(),
+        _ => vec![None],
+    };
+    let has_placeholder = command
+        .iter()
+        .any(|w| w.text.contains(replace.as_str()) || has_parallel_placeholder(&w.text));
+    for value in values {
+        for &joined in &readings {
+            // parallel quotes input values it puts into the line it hands to a shell.
+            let mut words: Vec<Word> = command
+                .iter()
+                .map(|w| fill_parallel(w, &replace, value, joined))
+                .collect();
+            if !has_placeholder {
+                // Without a replacement string the input is appended.
+                words.push(match value {
+                    Some(v) if joined => Word {
+                        text: shell_quote(&v.text),
+                        ..v.clone()
+                    },
+                    Some(v) => v.clone(),
+                    None => Word {
+                        text: replace.clone(),
+                        literal: false,
+                        pattern: false,
+                    },
+                });
+            }
+            if joined {
+                launch.nested.push(joined_script(&words, "parallel"));
+            } else {
+                launch.nested.push(Nested::Argv {
+                    words,
+                    via: "parallel".into(),
+                    call: None,
+                    appended: false,
+                    fill: Vec::new(),
+                });
+            }
+        }
+    }
+}
+
+/// Most `:::` values followed one by one; more make the command unknown.
+const MAX_PARALLEL_VALUES: usize = 32;
+
+/// `:::`, `:::+`, `::::` and `::::+` start parallel's input sources.
+fn is_input_separator(text: &str) -> bool {
+    matches!(text, ":::" | ":::+" | "::::" | "::::+")
+}
+
+/// What parallel reads its arguments from.
+enum ParallelInput<'a> {
+    /// `::: a b c`: the words (empty for a bare `:::`).
+    Known(Vec<&'a Word>),
+    /// Standard input or files (`::::`); named for messages.
+    Unknown(&'static str),
+}
+
+fn parallel_inputs(sources: &[Word]) -> ParallelInput<'_> {
+    if sources.is_empty() {
+        return ParallelInput::Unknown("its standard input");
+    }
+    let mut values = Vec::new();
+    let mut from_file = false;
+    for word in sources {
+        match word.text.as_str() {
+            ":::" | ":::+" => from_file = false,
+            "::::" | "::::+" => {
+                from_file = true;
+                if !values.is_empty() || sources.len() > 1 {
+                    return ParallelInput::Unknown("the files after `::::`");
+                }
+            }
+            _ if from_file => return ParallelInput::Unknown("the files after `::::`"),
+            _ => values.push(word),
+        }
+    }
+    if from_file && values.is_empty() && sources.len() > 1 {
+        return ParallelInput::Unknown("the files after `::::`");
+    }
+    ParallelInput::Known(values)
+}
+
+/// The replacement string (`-I R`, `--replace=R`; `{}` by default).
+fn parallel_replace_string(options: &[Word]) -> String {
+    let mut found = "{}".to_string();
+    let mut words = options.iter().map(|w| w.text.as_str());
+    while let Some(text) = words.next() {
+        if let Some(value) = text.strip_prefix("--replace") {
+            found = value.strip_prefix('=').unwrap_or("{}").to_string();
+        } else if let Some(rest) = text.strip_prefix("-I") {
+            found = if rest.is_empty() {
+                words.next().unwrap_or("{}").to_string()
+            } else {
+                rest.to_string()
+            };
+        } else if text == "-i" {
+            found = "{}".to_string();
+        }
+    }
+    found
+}
+
+/// parallel's other replacement strings: `{.}`, `{/}`, `{//}`, `{/.}`,
+/// `{#}`, `{%}`, `{1}`, `{2.}`, ...
+fn has_parallel_placeholder(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'{'
+            && bytes[i + 1..]
+                .iter()
+                .position(|&c| c == b'}')
+                .is_some_and(|len| {
+                    len > 0
+                        && bytes[i + 1..i + 1 + len]
+                            .iter()
+                            .all(|c| b"./#%0123456789".contains(c))
+                })
+    })
+}
+
+/// A command word with the input value put in for `replace`; words holding
+/// a replacement string that is not filled in are only known at run time.
+fn fill_parallel(word: &Word, replace: &str, value: Option<&Word>, quote: bool) -> Word {
+    let other = has_parallel_placeholder(&word.text);
+    if !word.text.contains(replace) && !other {
+        return word.clone();
+    }
+    match value {
+        Some(v) if !other => Word {
+            text: word.text.replace(
+                replace,
+                &if quote {
+                    shell_quote(&v.text)
+                } else {
+                    v.text.clone()
+                },
+            ),
+            literal: word.literal && v.literal,
+            pattern: word.pattern || v.pattern,
+        },
+        _ => Word {
+            literal: false,
+            ..word.clone()
+        },
+    }
+}
+
+/// `text` quoted for a shell when it holds anything but plain characters.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Project tool runners run the command after their subcommand in the
+/// project's environment: `uv run python -c ...`, `poetry run pytest`,
+/// `bundle exec rake`, `pnpm exec tsc`, `conda run -n env python x.py`.
+fn tool_runner(program: &str, args: &[Word], launch: &mut Launch) {
+    let subcommand = args.first().map(|w| w.text.as_str());
+    let runs = match program {
+        "bundle" => subcommand == Some("exec"),
+        "pnpm" | "yarn" => matches!(subcommand, Some("exec" | "dlx")),
+        _ => subcommand == Some("run"),
+    };
+    if !runs {
+        return;
+    }
+    let rest = &args[1..];
+    let start = 1 + first_operand(
+        rest,
+        "pnC",
+        &[
+            "with",
+            "with-requirements",
+            "with-editable",
+            "python",
+            "project",
+            "directory",
+            "package",
+            "extra",
+            "group",
+            "env-file",
+            "index",
+            "index-url",
+            "name",
+            "prefix",
+            "cwd",
+            "env",
+            "filter",
+            "dir",
+        ],
+    );
+    if start < args.len() {
+        launch.argv(
+            args,
+            start..args.len(),
+            format!("{program} {}", args[0].text),
+        );
+    }
+}
+
+/// `npx [options] command args...`; `npx -c 'code'` runs code in a shell.
+fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
+    if let Some(code) = option_value(args, 'c', &["call"]) {
+        launch.nested.push(Nested::Script {
+            source: code.text.clone(),
+            via: format!("{program} -c"),
+            literal: code.literal,
+        });
+        return;
+    }
+    let start = first_operand(args, "p", &["package", "node-options"]);
+    if start < args.len() {
+        launch.argv(args, start..args.len(), program);
+    }
 }
 
 fn watch(args: &[Word], launch: &mut Launch) {
@@ -760,6 +1059,11 @@ fn option_value(args: &[Word], short: char, long: &[&str]) -> Option<Word> {
 mod tests {
     use super::*;
 
+    /// A command written on the line (no launcher adds arguments).
+    fn inspect(program: &str, args: &[Word], input: Option<&Input>) -> Launch {
+        super::inspect(program, args, input, false)
+    }
+
     fn args(line: &str) -> Vec<Word> {
         line.split_whitespace().map(Word::literal).collect()
     }
@@ -780,7 +1084,7 @@ mod tests {
             .nested
             .iter()
             .filter_map(|n| match n {
-                Nested::Argv { words, via } => {
+                Nested::Argv { words, via, .. } => {
                     Some((via.clone(), words.iter().map(|w| w.text.clone()).collect()))
                 }
                 Nested::Script { .. } => None,
@@ -908,16 +1212,50 @@ mod tests {
             scripts(&inspect("eval", &words, None)),
             [("eval", "rm -rf /")]
         );
-        let launch = inspect("sh", &args("-c"), None);
+        // `xargs sh -c`: the code is added at run time; alone, `sh -c` fails.
+        let launch = super::inspect("sh", &args("-c"), None, true);
         assert_eq!(launch.opaque[0].0, OpaqueKind::DynamicEval);
+        let launch = inspect("sh", &args("-c"), None);
+        assert!(launch.opaque.is_empty() && launch.nested.is_empty());
     }
 
     #[test]
     fn parallel_command_ends_at_triple_colon_and_needs_one() {
         let launch = inspect("parallel", &args("-j 4 rm -rf {} ::: a b"), None);
-        assert_eq!(scripts(&launch), [("parallel", "rm -rf {}")]);
+        assert_eq!(
+            scripts(&launch),
+            [("parallel", "rm -rf a"), ("parallel", "rm -rf b")]
+        );
         let launch = inspect("parallel", &args("-j 4"), None);
         assert_eq!(launch.opaque[0].0, OpaqueKind::ShellFromStdin);
+        // Without a command, the arguments are the command lines.
+        let mut words = args(":::");
+        words.push(Word::literal("echo ok"));
+        words.push(Word::literal("true"));
+        let launch = inspect("parallel", &words, None);
+        assert_eq!(
+            scripts(&launch),
+            [("parallel :::", "echo ok"), ("parallel :::", "true")]
+        );
+        assert!(inspect("parallel", &args(":::"), None).opaque.is_empty());
+        // Input values are quoted into the line; unfilled placeholders are not literal.
+        let mut words = args("bash -c");
+        words.push(Word::literal("rm -rf {}"));
+        words.extend(args("::: /"));
+        let launch = inspect("parallel", &words, None);
+        assert_eq!(scripts(&launch), [("parallel", "bash -c rm -rf /")]);
+        assert_eq!(argvs(&launch)[0].1, ["bash", "-c", "rm -rf /"]);
+        // A whole command line in one word is only read as a line.
+        let mut words = vec![Word::literal("gzip -9 {}")];
+        words.extend(args("::: a.log"));
+        let launch = inspect("parallel", &words, None);
+        assert_eq!(scripts(&launch), [("parallel", "gzip -9 a.log")]);
+        assert!(argvs(&launch).is_empty());
+        let launch = inspect("parallel", &args("cp {} {.}.bak ::: 'a b'"), None);
+        assert!(matches!(
+            &launch.nested[0],
+            Nested::Script { literal: false, .. }
+        ));
     }
 
     #[test]

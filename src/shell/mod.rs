@@ -17,17 +17,27 @@
 //! allowing something it cannot see. Anything the analysis gives up on
 //! (parse errors, size and depth limits) is reported the same way.
 //!
+//! Code given to interpreters on the line (`python -c`, `node -e`, `perl -e`,
+//! awk programs, sed's `e`, heredocs fed to `python3 -`) is read too (see
+//! `inline/`): the commands it runs are reported like any other, and the
+//! library calls that delete or move files are reported as the command that
+//! does the same, with [`SimpleCommand::call`] naming the call. What a
+//! destructive command acts on is kept in [`SimpleCommand::targets`] and
+//! located against a project root with [`resolve_target`].
+//!
 //! Not tracked: aliases and functions defined in earlier lines or rc files
-//! (a name is taken as the program it spells), `$PATH` lookups, and what the
-//! programs themselves do with their arguments (`python -c`, `awk system()`,
-//! `git` aliases, `make` recipes).
+//! (a name is taken as the program it spells), `$PATH` lookups, scripts run
+//! from files (`python tool.py`), and what other programs do with their
+//! arguments (`git` aliases, `make` recipes).
 
 mod analyzer;
 mod ansi_c;
 mod flags;
+mod inline;
 mod launchers;
 mod split;
 mod syntax;
+mod targets;
 mod view;
 mod walk;
 mod words;
@@ -35,6 +45,8 @@ mod wrappers;
 
 use serde::Serialize;
 use std::collections::BTreeSet;
+
+pub use targets::{resolve as resolve_target, ResolvedTarget, Target, TargetClass};
 
 /// Longest command line analysed; longer lines are refused as [`OpaqueKind::TooComplex`].
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
@@ -99,6 +111,13 @@ pub struct SimpleCommand {
     pub short_flags: BTreeSet<char>,
     /// Long flags from `--name[=value]` in `args` before `--`.
     pub long_flags: BTreeSet<String>,
+    /// For a command that stands for a library call made by interpreter
+    /// code (`shutil.rmtree('/')` is `rm -r -f -- /`), the call as written
+    /// with its module (`shutil.rmtree`); `None` for a command the line runs.
+    pub call: Option<String>,
+    /// The paths a destructive command (`rm`, `mv`, `chmod`, `find`, ...)
+    /// acts on, as written; empty for other programs. See [`resolve_target`].
+    pub targets: Vec<Target>,
 }
 
 impl SimpleCommand {
@@ -111,6 +130,14 @@ impl SimpleCommand {
     /// `--` (find and java style options).
     pub fn has_flag(&self, spec: &str) -> bool {
         flags::matches_spec(self, spec)
+    }
+
+    /// [`SimpleCommand::targets`] located against a project root and home.
+    pub fn resolved_targets(&self, root: &str, home: Option<&str>) -> Vec<ResolvedTarget> {
+        self.targets
+            .iter()
+            .map(|t| resolve_target(t, root, home))
+            .collect()
     }
 }
 

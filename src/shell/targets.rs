@@ -1,0 +1,646 @@
+//! What a destructive command acts on, and where that is.
+//!
+//! `rm -rf node_modules` and `rm -rf ~` differ only in their operand, so a
+//! guard that allows routine cleanup and refuses disasters must know which
+//! operands are the paths a command deletes, moves, overwrites or changes
+//! the mode of, and where each of them lies. The first part depends only on
+//! the line and is done during the analysis ([`operands`]); the second
+//! depends on the project root and home of the hook call and is done when a
+//! rule asks ([`resolve`]), with the same lexical normalisation as the path
+//! matchers (`src/paths/`): `~`, `..`, `//` and relative paths resolve
+//! without touching the filesystem (symlinks are not followed).
+//!
+//! Commands with operands read here: `rm`, `rmdir`, `unlink`, `shred`,
+//! `srm`, `wipe`, `mv`, `chmod`, `chown`, `chgrp`, `truncate`, `rsync` (its
+//! destination), `dd` (`of=`) and `find` (its starting points, whose
+//! contents `-delete` and `-exec` act on); library calls found in
+//! interpreter code are reported as one of these (see `src/shell/inline/`).
+
+use super::words::Word;
+use crate::paths;
+use serde::Serialize;
+
+/// A path operand of a destructive command, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// Unquoted text; expansions kept as written.
+    pub text: String,
+    /// No expansion in it (it may still be a glob).
+    pub literal: bool,
+    /// A glob or brace pattern: the command acts on what it matches.
+    pub pattern: bool,
+    /// The command acts on what lies inside this directory (find's starting
+    /// points, and what `find -exec ... {}` is handed).
+    pub contents: bool,
+}
+
+impl Target {
+    fn of(word: &Word) -> Target {
+        Target {
+            text: word.text.clone(),
+            literal: word.literal,
+            pattern: word.pattern,
+            contents: false,
+        }
+    }
+
+    /// A target filled in at run time (input given to `xargs`).
+    pub fn unknown(text: &str) -> Target {
+        Target {
+            text: text.to_string(),
+            literal: false,
+            pattern: false,
+            contents: false,
+        }
+    }
+}
+
+/// True for the programs whose operands [`operands`] reads.
+pub fn has_targets(program: &str) -> bool {
+    matches!(
+        program,
+        "rm" | "rmdir"
+            | "unlink"
+            | "shred"
+            | "srm"
+            | "wipe"
+            | "mv"
+            | "chmod"
+            | "chown"
+            | "chgrp"
+            | "truncate"
+            | "rsync"
+            | "dd"
+            | "find"
+    )
+}
+
+/// The path operands of `program args...`; empty for other programs.
+pub fn operands(program: &str, args: &[Word]) -> Vec<Target> {
+    match program {
+        "rm" | "rmdir" | "unlink" | "srm" | "wipe" => plain(args, "", &[]).0,
+        "shred" => plain(args, "ns", &["iterations", "size", "random-source"]).0,
+        "truncate" => plain(args, "sr", &["size", "reference"]).0,
+        "mv" => {
+            let (mut found, values) = plain(args, "tS", &["target-directory", "suffix"]);
+            found.extend(
+                values
+                    .iter()
+                    .filter(|(o, _)| o == "t" || o == "target-directory")
+                    .map(|(_, w)| Target::of(w)),
+            );
+            found
+        }
+        "chmod" | "chown" | "chgrp" => {
+            let (found, values) = plain(args, "", &["reference", "from"]);
+            let by_reference = values.iter().any(|(o, _)| o == "reference")
+                || args.iter().any(|w| w.text.starts_with("--reference="));
+            // chmod's mode can look like an option (`-w`): read here as an
+            // operand it would only add a target, never hide one.
+            let skip = usize::from(!by_reference);
+            found.into_iter().skip(skip).collect()
+        }
+        "rsync" => {
+            let (found, _) = plain(
+                args,
+                "efBMT",
+                &[
+                    "rsh",
+                    "filter",
+                    "exclude",
+                    "include",
+                    "exclude-from",
+                    "include-from",
+                    "files-from",
+                    "temp-dir",
+                    "partial-dir",
+                    "backup-dir",
+                    "suffix",
+                    "chmod",
+                    "chown",
+                    "compare-dest",
+                    "copy-dest",
+                    "link-dest",
+                    "rsync-path",
+                    "log-file",
+                    "password-file",
+                    "out-format",
+                    "timeout",
+                    "bwlimit",
+                    "max-size",
+                    "min-size",
+                    "port",
+                    "sockopts",
+                ],
+            );
+            if found.len() >= 2 {
+                found.into_iter().last().into_iter().collect()
+            } else {
+                Vec::new()
+            }
+        }
+        "dd" => args
+            .iter()
+            .filter_map(|w| {
+                w.text.strip_prefix("of=").map(|path| Target {
+                    text: path.to_string(),
+                    ..Target::of(w)
+                })
+            })
+            .collect(),
+        "find" => find_starting_points(args),
+        _ => Vec::new(),
+    }
+}
+
+/// Operands of a getopt-style command, and the values of options that
+/// take one (`short_value` letters, `long_value` names) as (option, word).
+fn plain(
+    args: &[Word],
+    short_value: &str,
+    long_value: &[&str],
+) -> (Vec<Target>, Vec<(String, Word)>) {
+    let mut found = Vec::new();
+    let mut values = Vec::new();
+    let mut options_done = false;
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        if options_done
+            || !word.literal && !text.starts_with('-')
+            || !text.starts_with('-')
+            || text == "-"
+        {
+            found.push(Target::of(word));
+            continue;
+        }
+        if text == "--" && word.literal {
+            options_done = true;
+            continue;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if !long.contains('=') && long_value.contains(&long) {
+                if let Some(value) = args.get(i) {
+                    values.push((long.to_string(), value.clone()));
+                }
+                i += 1;
+            }
+            continue;
+        }
+        for (at, letter) in text[1..].char_indices() {
+            if short_value.contains(letter) {
+                let rest = &text[1 + at + letter.len_utf8()..];
+                if rest.is_empty() {
+                    if let Some(value) = args.get(i) {
+                        values.push((letter.to_string(), value.clone()));
+                    }
+                    i += 1;
+                } else {
+                    values.push((
+                        letter.to_string(),
+                        Word {
+                            text: rest.to_string(),
+                            ..word.clone()
+                        },
+                    ));
+                }
+                break;
+            }
+        }
+    }
+    (found, values)
+}
+
+/// find's starting points: the words before the expression (after the
+/// `-H`, `-L`, `-P`, `-D opts`, `-O level` options); `.` when none.
+fn find_starting_points(args: &[Word]) -> Vec<Target> {
+    let mut i = 0;
+    while let Some(text) = args.get(i).map(|w| w.text.as_str()) {
+        match text {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            _ if text.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let mut points: Vec<Target> = args[i.min(args.len())..]
+        .iter()
+        .take_while(|w| !(w.text.starts_with('-') || matches!(w.text.as_str(), "(" | "!" | ",")))
+        .map(|w| Target {
+            contents: true,
+            ..Target::of(w)
+        })
+        .collect();
+    if points.is_empty() {
+        points.push(Target {
+            contents: true,
+            ..Target::of(&Word::literal("."))
+        });
+    }
+    points
+}
+
+/// Where a target lies, from the most to the least dangerous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetClass {
+    /// `/` or everything in it (`/*`).
+    Root,
+    /// The home directory, its contents as a whole (`~/*`), or a directory holding it (`/home`).
+    Home,
+    /// System directories (`/etc`, `/usr`, `/var`, `/dev`, ...) and what is in them.
+    System,
+    /// The project root itself, or a directory holding it (`..`).
+    ProjectRoot,
+    /// The project's `.git` directory or anything in a `.git` inside the project.
+    GitDir,
+    /// Inside the project (not its root, not `.git`).
+    InsideProject,
+    /// Inside a temporary directory (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, macOS `/private/var/folders/...`).
+    Temp,
+    /// Anywhere else (another project, a file in the home directory).
+    Outside,
+    /// Not known before the command runs: a variable, a substitution,
+    /// input given to `xargs`, another user's home.
+    Unknown,
+}
+
+impl TargetClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetClass::Root => "root",
+            TargetClass::Home => "home",
+            TargetClass::System => "system",
+            TargetClass::ProjectRoot => "project_root",
+            TargetClass::GitDir => "git_dir",
+            TargetClass::InsideProject => "inside_project",
+            TargetClass::Temp => "temp",
+            TargetClass::Outside => "outside",
+            TargetClass::Unknown => "unknown",
+        }
+    }
+}
+
+/// A target resolved against a project root and home.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedTarget {
+    /// As written.
+    pub raw: String,
+    /// Absolute and normalised; for a pattern, the directory it matches in;
+    /// empty when unknown.
+    pub path: String,
+    pub class: TargetClass,
+}
+
+const TEMP_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/dev/shm",
+    "/private/tmp",
+    "/private/var/tmp",
+    "/private/var/folders",
+    "/var/folders",
+];
+
+const SYSTEM_TOP: &[&str] = &[
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "opt",
+    "proc",
+    "root",
+    "run",
+    "sbin",
+    "srv",
+    "sys",
+    "usr",
+    "var",
+    "snap",
+    "nix",
+    "System",
+    "Library",
+    "Applications",
+    "private",
+    "cores",
+    "mnt",
+    "media",
+    "lost+found",
+    "tmp",
+    "home",
+    "Users",
+    "Volumes",
+];
+
+/// Resolve `target` against the project `root` and `home`.
+pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarget {
+    let unknown = || ResolvedTarget {
+        raw: target.text.clone(),
+        path: String::new(),
+        class: TargetClass::Unknown,
+    };
+    let Some(text) = expand_known_variables(target, root) else {
+        return unknown();
+    };
+    if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
+        // `~name`: another user's home, not known lexically.
+        return unknown();
+    }
+    if text.starts_with('~') && home.is_none() {
+        return unknown();
+    }
+    if is_remote(&text) {
+        return ResolvedTarget {
+            raw: target.text.clone(),
+            path: text,
+            class: TargetClass::Outside,
+        };
+    }
+    let root = paths::normalize(root, "/", None);
+    let home = home.map(|h| paths::normalize(h, "/", None));
+    let home = home.as_deref();
+    if target.pattern {
+        let (dir, first_glob) = split_pattern(&text);
+        let dir = paths::normalize(dir, &root, home);
+        let mut class = contents_class(&dir, &root, home);
+        if class == TargetClass::InsideProject && dir == root && may_match_git(first_glob) {
+            class = TargetClass::GitDir;
+        }
+        return ResolvedTarget {
+            raw: target.text.clone(),
+            path: dir,
+            class,
+        };
+    }
+    let path = paths::normalize(&text, &root, home);
+    let class = if target.contents {
+        contents_class(&path, &root, home)
+    } else {
+        path_class(&path, &root, home)
+    };
+    ResolvedTarget {
+        raw: target.text.clone(),
+        path,
+        class,
+    }
+}
+
+/// The text with `$HOME`, `$PWD` and `$TMPDIR` at its start spelled out
+/// (`~`, the root, `/tmp`); `None` when other expansions remain.
+fn expand_known_variables(target: &Target, root: &str) -> Option<String> {
+    if target.literal {
+        return Some(target.text.clone());
+    }
+    let text = target.text.as_str();
+    for (names, value) in [
+        (["$HOME", "${HOME}"], "~"),
+        (["$PWD", "${PWD}"], root),
+        (["$TMPDIR", "${TMPDIR}"], "/tmp"),
+    ] {
+        for name in names {
+            if let Some(rest) = text.strip_prefix(name) {
+                let clean =
+                    !rest.contains(['$', '`']) && (rest.is_empty() || rest.starts_with('/'));
+                return clean.then(|| format!("{value}{rest}"));
+            }
+        }
+    }
+    None
+}
+
+/// `host:path` or `user@host:path` (rsync and scp destinations).
+fn is_remote(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((host, _)) => {
+            !host.is_empty()
+                && !host.starts_with('~')
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '@'))
+        }
+        None => false,
+    }
+}
+
+/// The directory before the first component holding a glob or brace
+/// character, and that component.
+fn split_pattern(text: &str) -> (&str, &str) {
+    let glob_at = text.find(['*', '?', '[', '{']).unwrap_or(text.len());
+    let dir_end = text[..glob_at].rfind('/');
+    let (dir, rest) = match dir_end {
+        Some(0) => ("/", &text[1..]),
+        Some(end) => (&text[..end], &text[end + 1..]),
+        None => (".", text),
+    };
+    let component = rest.split('/').next().unwrap_or(rest);
+    (dir, component)
+}
+
+/// True when the glob component may match `.git`: bash's globs only
+/// match a leading dot written out, so `*` does not but `.*` and `.g?t` do.
+fn may_match_git(component: &str) -> bool {
+    if component.contains('{') {
+        // Brace alternatives: any alternative naming `.git` or starting with a dot.
+        return component.contains(".");
+    }
+    component.starts_with('.') && glob_matches(component.as_bytes(), b".git")
+}
+
+/// A small glob matcher (`*`, `?`, `[...]`) for one component.
+fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match (pattern.first(), name.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            glob_matches(&pattern[1..], name)
+                || (!name.is_empty() && glob_matches(pattern, &name[1..]))
+        }
+        (Some(b'?'), Some(_)) => glob_matches(&pattern[1..], &name[1..]),
+        (Some(b'['), Some(&c)) => match pattern.iter().position(|&b| b == b']') {
+            Some(end) if end > 1 => {
+                let set = &pattern[1..end];
+                let (negated, set) = match set.first() {
+                    Some(b'!' | b'^') => (true, &set[1..]),
+                    _ => (false, set),
+                };
+                (set.contains(&c) != negated) && glob_matches(&pattern[end + 1..], &name[1..])
+            }
+            _ => c == b'[' && glob_matches(&pattern[1..], &name[1..]),
+        },
+        (Some(&p), Some(&c)) => p == c && glob_matches(&pattern[1..], &name[1..]),
+        _ => false,
+    }
+}
+
+fn within(path: &str, dir: &str) -> bool {
+    paths::is_within(path, dir)
+}
+
+/// Class of a path that is acted on itself.
+fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
+    if path == root {
+        return TargetClass::ProjectRoot;
+    }
+    if within(path, root) {
+        let inside = path[root.len()..].trim_start_matches('/');
+        return if inside.split('/').any(|c| c == ".git") {
+            TargetClass::GitDir
+        } else {
+            TargetClass::InsideProject
+        };
+    }
+    if path == "/" {
+        return TargetClass::Root;
+    }
+    if let Some(home) = home {
+        if path == home || within(home, path) {
+            return TargetClass::Home;
+        }
+    }
+    if within(root, path) {
+        return TargetClass::ProjectRoot;
+    }
+    if TEMP_DIRS.iter().any(|t| within(path, t) && path != *t) {
+        return TargetClass::Temp;
+    }
+    let mut parts = path.split('/').filter(|p| !p.is_empty());
+    let top = parts.next().unwrap_or("");
+    let is_system = match top {
+        "home" | "Users" | "Volumes" | "mnt" | "media" => parts.next().is_none(),
+        _ => SYSTEM_TOP.contains(&top),
+    };
+    if is_system {
+        TargetClass::System
+    } else {
+        TargetClass::Outside
+    }
+}
+
+/// Class of what lies inside directory `dir` (a glob's matches, find's
+/// files): the project root's contents are inside the project, a temp
+/// directory's contents are temporary, the rest is as the directory.
+fn contents_class(dir: &str, root: &str, home: Option<&str>) -> TargetClass {
+    if dir == root {
+        return TargetClass::InsideProject;
+    }
+    if TEMP_DIRS.contains(&dir) {
+        return TargetClass::Temp;
+    }
+    path_class(dir, root, home)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(text: &str) -> TargetClass {
+        let analysis = crate::shell::analyze(&format!("rm -rf {text}"));
+        let target = &analysis.commands[0].targets[0];
+        resolve(target, "/home/u/proj", Some("/home/u")).class
+    }
+
+    #[test]
+    fn classes_of_rm_operands() {
+        use TargetClass::*;
+        for (text, want) in [
+            ("node_modules", InsideProject),
+            ("./target", InsideProject),
+            ("src/../dist", InsideProject),
+            ("/home/u/proj/build", InsideProject),
+            (".", ProjectRoot),
+            ("./", ProjectRoot),
+            ("/home/u/proj", ProjectRoot),
+            ("..", Home),
+            ("../..", Home),
+            (".git", GitDir),
+            ("./.git/", GitDir),
+            ("sub/.git/objects", GitDir),
+            ("/", Root),
+            ("/*", Root),
+            ("~", Home),
+            ("~/", Home),
+            ("$HOME", Home),
+            ("${HOME}", Home),
+            ("~/*", Home),
+            ("/home", Home),
+            ("/home/u/other", Outside),
+            ("~/Documents", Outside),
+            ("/etc", System),
+            ("/usr/local/lib", System),
+            ("/tmp", System),
+            ("/tmp/x", Temp),
+            ("/tmp/*", Temp),
+            ("$TMPDIR/build", Temp),
+            ("/var/tmp/cache", Temp),
+            ("/srv/data", System),
+            ("/opt2", Outside),
+            ("*", InsideProject),
+            ("./*", InsideProject),
+            ("build/*.o", InsideProject),
+            (".*", GitDir),
+            ("{a,.git}", GitDir),
+            ("$DIR", Unknown),
+            ("\"$(pwd)\"", Unknown),
+            ("~root/x", Unknown),
+            ("$HOME/$X", Unknown),
+            ("host:/backup", Outside),
+        ] {
+            assert_eq!(class(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn operands_skip_options_and_their_values() {
+        let targets = |line: &str| -> Vec<(String, bool)> {
+            let a = crate::shell::analyze(line);
+            a.commands[0]
+                .targets
+                .iter()
+                .map(|t| (t.text.clone(), t.contents))
+                .collect()
+        };
+        let t = |s: &str, c: bool| (s.to_string(), c);
+        assert_eq!(targets("rm -rf -- -x y"), [t("-x", false), t("y", false)]);
+        assert_eq!(
+            targets("chmod -R 777 /etc a"),
+            [t("/etc", false), t("a", false)]
+        );
+        assert_eq!(targets("chown --reference=x -R /srv"), [t("/srv", false)]);
+        assert_eq!(
+            targets("mv -t /etc a b"),
+            [t("a", false), t("b", false), t("/etc", false)]
+        );
+        assert_eq!(
+            targets("rsync -av --delete --exclude .git src/ /backup/"),
+            [t("/backup/", false)]
+        );
+        assert_eq!(
+            targets("dd if=/dev/zero of=/dev/sda bs=1M"),
+            [t("/dev/sda", false)]
+        );
+        assert_eq!(targets("truncate -s 0 log.txt"), [t("log.txt", false)]);
+        assert_eq!(targets("shred -n 3 -u secret"), [t("secret", false)]);
+        assert_eq!(targets("find -L / -name x -delete"), [t("/", true)]);
+        assert_eq!(targets("find -name '*.pyc' -delete"), [t(".", true)]);
+        assert!(targets("ls -la /").is_empty());
+    }
+
+    #[test]
+    fn find_contents_at_the_project_root_are_inside_it() {
+        let a = crate::shell::analyze("find . -name '*.pyc' -exec rm -f {} +");
+        for command in &a.commands {
+            for target in &command.targets {
+                let r = resolve(target, "/p", Some("/h"));
+                assert_eq!(r.class, TargetClass::InsideProject, "{command:?}");
+            }
+        }
+        assert_eq!(a.commands[1].targets.len(), 1);
+        let a = crate::shell::analyze("find ~ -type f -exec rm {} \\;");
+        let r = resolve(&a.commands[1].targets[0], "/p", Some("/h"));
+        assert_eq!(r.class, TargetClass::Home);
+    }
+}
