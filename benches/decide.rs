@@ -8,7 +8,8 @@
 //! payloads are the captures in `../shared/fixtures/chibi/`. The shipped
 //! policies are measured too, on payloads they act on.
 //!
-//! Run: `cargo bench --bench decide` (add `-- shell` to filter).
+//! Run: `cargo bench --bench decide` (add `-- shell` to filter; `-- packs`
+//! for the cost of loading the shipped packs on a cache miss).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use hook_policy::compile::{compile, CompiledPolicy};
@@ -110,7 +111,6 @@ fn shipped(c: &mut Criterion) {
         ("file_read_outside", "pre_file_read", "pre_file_read"),
         ("fetch_loopback", "pre_fetch_url", "pre_fetch_url"),
         ("tool_filter", "pre_api_tools", "pre_api_tools"),
-        ("fuel_after_batch", "post_tool_batch", "post_tool_batch"),
     ] {
         let (policy, _) = compile(&set, Some(hook));
         let payload = fixture(fixture_name);
@@ -124,10 +124,32 @@ fn shipped(c: &mut Criterion) {
     group.finish();
 }
 
+/// What a plugin call pays for packs when its cache misses (the first call
+/// after an edit, or no writable cache): reading the embedded packs'
+/// headers, then loading a policy that enables the recommended ones and
+/// compiling its `pre_shell_exec` rules. A cache hit pays none of it.
+fn packs(c: &mut Criterion) {
+    let mut group = c.benchmark_group("packs");
+    group.bench_function("read_registry", |b| {
+        b.iter(hook_policy::packs::read_registry)
+    });
+    let enable = "version: 1\npacks:\n  enable: [recommended]\n";
+    group.bench_function("load_and_compile_recommended", |b| {
+        b.iter(|| {
+            let source = Arc::new(SourceFile::new("p.yaml".into(), enable.to_string()));
+            let (set, diags) =
+                hook_policy::load::load_sources_with(vec![source], hook_policy::load::Mode::Run);
+            assert!(!diags.iter().any(|d| d.is_error()));
+            compile(&set, Some("pre_shell_exec"))
+        })
+    });
+    group.finish();
+}
+
 fn is_policy(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.ends_with(".yaml") && !name.ends_with(".test.yaml")
 }
 
-criterion_group!(benches, generated, shipped);
+criterion_group!(benches, generated, shipped, packs);
 criterion_main!(benches);

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 mkdir -p corpus/policy_load corpus/decide_payload corpus/shell_analyze corpus/url_path
 
-cp "$repo"/policies/*.yaml corpus/policy_load/
+cp "$repo"/policies/*.yaml "$repo"/packs/*.yaml corpus/policy_load/
 
 fixtures="$repo/../shared/fixtures/chibi"
 if [ -d "$fixtures" ] && command -v jq >/dev/null; then
@@ -32,7 +32,7 @@ seed_column "$repo/tests/corpora/paths.tsv" url_path
 # Commands, URLs and paths from the shipped policies' test cases.
 seed_field() { # key target
   local n=0
-  grep -h -o "$1: .*" "$repo"/policies/*.test.yaml | sed -e "s/^$1: //" -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'$/\1/" | while IFS= read -r line; do
+  grep -h -o "$1: .*" "$repo"/policies/*.test.yaml "$repo"/packs/*.test.yaml | sed -e "s/^$1: //" -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'$/\1/" | while IFS= read -r line; do
     n=$((n + 1))
     printf '%s' "$line" > "corpus/$2/tests-$1-$n"
   done

@@ -37,7 +37,7 @@ use std::sync::Arc;
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// Bumped whenever the entry format or its meaning changes.
-const FORMAT: &str = "hook-policy policy cache 1";
+const FORMAT: &str = "hook-policy policy cache 2";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -45,7 +45,7 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         Some(d) if std::env::var(ENV_VAR).map_or(true, |v| v != "off") => d,
         _ => return crate::engine::prepare(paths, Some(hook)),
     };
-    let files = match load::discover(paths) {
+    let files = match load::discover_layers(paths) {
         Ok(files) => files,
         Err(_) => return crate::engine::prepare(paths, Some(hook)),
     };
@@ -74,13 +74,13 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         // fall through and rebuild it from the files.
     }
     let mut sources = Vec::with_capacity(files.len());
-    for path in &files {
+    for (path, layer) in &files {
         match load::read_source(path) {
-            Ok(source) => sources.push(source),
+            Ok(source) => sources.push((source, *layer)),
             Err(_) => return crate::engine::prepare(paths, Some(hook)),
         }
     }
-    let (set, diags) = load::load_sources_with(sources, Mode::Run);
+    let (set, diags) = load::load_layered(sources, Mode::Run);
     let rules = entry_rules(&set, hook);
     let prepared = crate::engine::prepare_loaded(set, diags, Some(hook));
     let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
@@ -93,7 +93,8 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
 }
 
 /// The rules of `hook` as they will be stored: each rule's mapping as JSON,
-/// where it came from, and its place in the set.
+/// where it came from, its place in the set, and what a `packs:` block
+/// changed about it (rules of enabled packs are stored like the user's).
 fn entry_rules(set: &PolicySet, hook: &str) -> Vec<Json> {
     set.rules
         .iter()
@@ -105,14 +106,18 @@ fn entry_rules(set: &PolicySet, hook: &str) -> Vec<Json> {
                 "file": r.file.path.to_string_lossy(),
                 "origin": format!("{}:{line}", r.file.name()),
                 "order": r.order,
+                "overlay": r.overlay.as_deref(),
+                "shipped": r.shipped,
             })
         })
         .collect()
 }
 
 /// The key for these files at this moment, and whether any of them was
-/// modified too recently to trust its times (see the module docs).
-fn cache_key(files: &[PathBuf], hook: &str) -> Option<(String, bool)> {
+/// modified too recently to trust its times (see the module docs). Layers
+/// are part of it: the same files as one `--policy` path or as several may
+/// compose differently (see `packs::compose`).
+fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
     use std::os::unix::fs::MetadataExt;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -136,9 +141,10 @@ fn cache_key(files: &[PathBuf], hook: &str) -> Option<(String, bool)> {
     }
     h.update(hook.as_bytes());
     h.update([0]);
-    for path in files {
+    for (path, layer) in files {
         let meta = std::fs::metadata(path).ok()?;
         let name = path.to_string_lossy();
+        h.update((*layer as u64).to_le_bytes());
         h.update((name.len() as u64).to_le_bytes());
         h.update(name.as_bytes());
         for n in [
@@ -189,11 +195,21 @@ fn read_entry(path: &Path, key: &str) -> Option<Entry> {
         let node_json = r.get("rule")?;
         let rule = <crate::model::Rule as serde::Deserialize>::deserialize(node_json).ok()?;
         origins.push((rule.id.clone(), r["origin"].as_str()?.to_string()));
+        let overlay = match r.get("overlay") {
+            None | Some(Json::Null) => None,
+            Some(o) => Some(Arc::new(
+                <crate::packs::compose::Overlay as serde::Deserialize>::deserialize(o).ok()?,
+            )),
+        };
         set.rules.push(LoadedRule {
             rule,
             file,
             node: Node::from_json(node_json),
             order: usize::try_from(r["order"].as_u64()?).ok()?,
+            layer: 0,
+            pack: None,
+            overlay,
+            shipped: r["shipped"].as_bool().unwrap_or(false),
         });
     }
     std::mem::forget(doc);

@@ -24,9 +24,12 @@ pub const ENV_VAR: &str = "HOOK_POLICY_LOG";
 pub struct Record<'a> {
     pub harness: &'a str,
     pub hook: &'a str,
-    /// `deny`, `block`, `modify`, `none` or `error`.
+    /// `deny`, `block`, `modify`, `none`, `log` (only log-only rules
+    /// matched) or `error`.
     pub decision: &'a str,
     pub matched: &'a [String],
+    /// Log-only rules that matched, with what each would have done.
+    pub logged: &'a [crate::eval::Logged],
     pub rule: Option<&'a str>,
     /// The reason as written in the policy (template form).
     pub reason_template: Option<&'a str>,
@@ -56,6 +59,7 @@ impl Record<'_> {
             "decision": self.decision,
             "rule": self.rule,
             "matched": self.matched,
+            "logged": self.logged,
             "reason": self.reason_template,
             "error": self.error,
             "payload_sha256": payload_sha256,

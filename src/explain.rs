@@ -30,6 +30,7 @@ pub fn hook(
                 let mark = match t.outcome {
                     "matched" => "✓",
                     "not matched" => "✗",
+                    "logged" => "○",
                     _ => "!",
                 };
                 out.push_str(&format!(
@@ -52,7 +53,7 @@ pub fn hook(
                 }
                 if let Some(detail) = &t.detail {
                     let label = match t.outcome {
-                        "matched" => "because",
+                        "matched" | "logged" => "because",
                         "not matched" => "why not",
                         _ => "error",
                     };
@@ -78,6 +79,9 @@ pub fn hook(
             }
             if let Some(b) = &d.block {
                 out.push_str(&format!("  block: `{}` gives the message\n", b.rule));
+            }
+            for l in &d.logged {
+                out.push_str(&format!("  log only: `{}` would {}\n", l.rule, l.would));
             }
             for (k, w) in &d.arguments {
                 out.push_str(&format!("  arguments.{k}: set by `{}`\n", w.rule));

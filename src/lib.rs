@@ -24,6 +24,7 @@ pub mod expr;
 pub mod load;
 pub mod matchers;
 pub mod model;
+pub mod packs;
 pub mod paths;
 pub mod render;
 pub mod shell;

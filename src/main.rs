@@ -58,6 +58,7 @@ fn run() -> u8 {
         Command::Schema(args) => cli::reference::schema(args),
         Command::Hooks(args) => cli::reference::hooks(args),
         Command::Adapters(args) => cli::reference::adapters(args),
+        Command::Packs(args) => cli::packs::run(args),
         Command::Install { harness } => cli::install::run(harness),
         Command::Uninstall(args) => cli::install::uninstall(args),
         Command::Hook(args) => cli::serve::hook(args),

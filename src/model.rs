@@ -32,6 +32,99 @@ pub struct PolicyFile {
     #[serde(default)]
     #[schemars(example = serde_json::json!({"name": "git", "version": 1, "description": "Commands that destroy git history or uncommitted work.", "recommended": true}))]
     pub pack: Option<PackHeader>,
+    /// Which shipped packs this policy uses, and how: enable them by name,
+    /// turn single rules off, change outcomes, add exceptions (see
+    /// `policy packs` for what ships).
+    #[serde(default)]
+    #[schemars(example = serde_json::json!({"enable": ["recommended"]}), example = serde_json::json!({"enable": ["recommended", "databases"], "disable": ["git.branch-force-delete"], "outcome": {"databases": "log"}}))]
+    pub packs: Option<PackSelection>,
+}
+
+/// A policy's use of the shipped packs. Rules are named `<pack>.<rule>`
+/// (`git.reset-hard`); `policy packs show NAME` lists a pack's rules.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackSelection {
+    /// Packs to turn on, by name; `recommended` stands for every pack marked
+    /// recommended (`policy packs` lists them).
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["recommended"]), example = serde_json::json!(["recommended", "databases"]))]
+    pub enable: Vec<String>,
+    /// Whole packs (by name) or single rules (by id) to leave out, even when
+    /// `enable` names them.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["git.branch-force-delete"]), example = serde_json::json!(["databases"]))]
+    pub disable: Vec<String>,
+    /// The outcome of a whole pack (by name) or one rule (by id), instead of
+    /// its own: `deny`, `ask`, or `log` (decide and write the decision log,
+    /// but change nothing). A rule's own entry wins over its pack's.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!({"databases": "log", "git.push-force": "ask"}))]
+    pub outcome: std::collections::BTreeMap<String, PackOutcome>,
+    /// Cases where named pack rules do not apply. Each exception names the
+    /// rules (or packs) and exactly one kind of subject: `paths`, `commands`
+    /// or `hosts`.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!([{"rules": ["file-secrets.credential-file"], "paths": ["config/.env.example"]}]))]
+    pub except: Vec<PackException>,
+}
+
+/// What a pack rule does when it matches, when a policy changes it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PackOutcome {
+    /// Decide and log only: the decision log records what the rule would
+    /// have done, the harness gets no objection from it.
+    Log,
+    /// Ask the user first (permission hooks).
+    Ask,
+    /// Deny (permission hooks) or block (`pre_tool`).
+    Deny,
+}
+
+impl PackOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PackOutcome::Log => "log",
+            PackOutcome::Ask => "ask",
+            PackOutcome::Deny => "deny",
+        }
+    }
+}
+
+/// One exception to pack rules. The match is as narrow as written: paths by
+/// glob after normalisation (like `path: glob`), commands by the whole
+/// command line, hosts by the normalised host (like `url: host`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackException {
+    /// Rule ids (`git.reset-hard`) or pack names this exception applies to.
+    #[schemars(example = &"git.reset-hard", example = serde_json::json!(["file-secrets.credential-file", "secrets"]))]
+    pub rules: StringList,
+    /// Path globs, resolved like the `path:` matcher's (relative to the
+    /// project root, `~/` for home, after `..` and `.` are removed): the
+    /// rules do not apply to a path matching one of them.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["config/.env.example", "tests/fixtures/**"]))]
+    pub paths: Option<Vec<String>>,
+    /// Whole command lines, compared exactly (leading and trailing blanks
+    /// aside): `git reset --hard HEAD` does not cover `git reset --hard HEAD
+    /// && rm -rf /` nor `git reset --hard origin/main`.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["git reset --hard HEAD", "rm -rf node_modules"]))]
+    pub commands: Option<Vec<String>>,
+    /// Hosts as the `url: host` matcher reads them (exact name or address,
+    /// `.domain` for it and its subdomains, `*.domain` for subdomains only,
+    /// CIDR), optionally with `:port`; a whole URL is never needed.
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["localhost:3000", "10.0.0.0/8"]))]
+    pub hosts: Option<Vec<String>>,
+    /// Why the exception exists, for reviewers; shown by `--explain`.
+    #[serde(default)]
+    #[schemars(example = &"the example file holds no secrets")]
+    pub reason: Option<String>,
 }
 
 /// What a pack says about itself.
@@ -114,6 +207,13 @@ pub struct Settings {
     #[serde(default)]
     #[schemars(example = &"logs/decisions.jsonl")]
     pub log: Option<std::path::PathBuf>,
+    /// Whether later policies (each `--policy` path after the first, such as
+    /// a project's own policy) may loosen what the first one set: disable
+    /// pack rules, add exceptions, weaken outcomes, or fail open. Default
+    /// false: they may only tighten. Read from the first policy only.
+    #[serde(default)]
+    #[schemars(example = true)]
+    pub project_may_loosen: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -114,6 +114,9 @@ pub struct Expect {
     /// Ids of rules that must not match.
     #[serde(default)]
     pub not_matched: Vec<String>,
+    /// Ids of log-only rules that must match (a pack outcome of `log`; they change nothing).
+    #[serde(default)]
+    pub logged: Vec<String>,
 }
 
 /// The outcome of one case.
@@ -134,6 +137,8 @@ pub struct Report {
     /// Rules of the tested policies, and those some case saw match.
     pub rules: BTreeSet<(String, String)>,
     pub covered: BTreeSet<String>,
+    /// Rules of enabled shipped packs: not counted in coverage.
+    pub shipped_rules: BTreeSet<String>,
     /// Cases not run because their name does not contain the filter.
     pub filtered_out: usize,
 }
@@ -254,7 +259,13 @@ fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
         return;
     };
     for rule in &policy.rules {
-        report.rules.insert((rule.id.clone(), rule.origin.clone()));
+        // Rules of shipped packs are covered by the packs' own tests
+        // (`policy test packs/` in this repository).
+        if rule.shipped {
+            report.shipped_rules.insert(rule.id.clone());
+        } else {
+            report.rules.insert((rule.id.clone(), rule.origin.clone()));
+        }
     }
     let prepared = std::sync::Arc::new(Prepared::Ready(policy));
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -298,7 +309,7 @@ fn run_case(
     };
     // Tests are reproducible: a fixed home, whoever runs them.
     let home = "/home/user";
-    let (reply, matched, run_error) = match case.harness.and_then(TestHarness::agent) {
+    let (reply, matched, logged, run_error) = match case.harness.and_then(TestHarness::agent) {
         Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf)) => {
             use crate::adapters::hook_command::Protocol;
             use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
@@ -324,7 +335,8 @@ fn run_case(
                 _ => serde_json::from_str(a.stdout.trim()).unwrap_or(Json::Null),
             };
             let error = (a.kind == "error").then(|| a.stderr.join("; "));
-            (json, a.matched, error)
+            let logged = a.logged.iter().map(|l| l.rule.clone()).collect();
+            (json, a.matched, logged, error)
         }
         Some(agent) => {
             // The agent's own adapter, on the compiled policy: what `policy
@@ -339,7 +351,8 @@ fn run_case(
                 Some(home),
             );
             let error = (r.kind == "error").then(|| r.stderr.join("; "));
-            (r.json, r.matched, error)
+            let logged = r.logged.iter().map(|l| l.rule.clone()).collect();
+            (r.json, r.matched, logged, error)
         }
         None => {
             let name = case.hook.as_deref().unwrap_or("");
@@ -358,8 +371,13 @@ fn run_case(
             let outcome = engine::run(policy, hook.name, &payload, ctx);
             let reply = chibi::reply(hook, &outcome, policy.on_error, Some(&payload));
             match outcome {
-                Outcome::Decided(d) => (reply.json, d.matched.clone(), d.error_summary()),
-                Outcome::Failed(e) => (reply.json, Vec::new(), Some(e)),
+                Outcome::Decided(d) => (
+                    reply.json,
+                    d.matched.clone(),
+                    d.logged.iter().map(|l| l.rule.clone()).collect(),
+                    d.error_summary(),
+                ),
+                Outcome::Failed(e) => (reply.json, Vec::new(), Vec::new(), Some(e)),
             }
         }
     };
@@ -368,6 +386,7 @@ fn run_case(
         stderr: Vec::new(),
     };
     report.covered.extend(matched.iter().cloned());
+    report.covered.extend(logged.iter().cloned());
 
     if let Some(expected) = &case.expect.reply {
         if *expected != reply.json {
@@ -390,8 +409,16 @@ fn run_case(
             ));
         }
     }
+    for rule in &case.expect.logged {
+        if !logged.contains(rule) {
+            failures.push(format!(
+                "rule `{rule}` was not logged (logged: {})",
+                list(&logged)
+            ));
+        }
+    }
     for rule in &case.expect.not_matched {
-        if matched.contains(rule) {
+        if matched.contains(rule) || logged.contains(rule) {
             failures.push(format!("rule `{rule}` matched but must not"));
         }
     }

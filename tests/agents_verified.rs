@@ -344,7 +344,17 @@ fn gemini_grep_search_is_guarded_like_reads_and_new_tools_are_known() {
 fn the_decision_log_names_the_event_its_ids_and_the_reason() {
     let dir = TempDir::new("fkl-log");
     let log = dir.path().join("decisions.jsonl");
-    let policies = repo().join("policies");
+    // The recommended packs, and the request example for BeforeModel.
+    let set = TempDir::new("fkl-policies");
+    set.write(
+        "packs.yaml",
+        "version: 1\npacks:\n  enable: [recommended]\n",
+    );
+    set.write(
+        "request.yaml",
+        &std::fs::read_to_string(repo().join("examples/policies/request.yaml")).unwrap(),
+    );
+    let policies = set.path().to_path_buf();
     let env = [("HOOK_POLICY_LOG", log.to_str().unwrap())];
     let shared = repo().join("../shared/fixtures");
     for (agent, file) in [
@@ -388,7 +398,7 @@ fn the_decision_log_names_the_event_its_ids_and_the_reason() {
     for i in [0, 1, 3] {
         assert_eq!(records[i]["decision"], "deny", "{}", records[i]);
         assert_eq!(records[i]["reason"], reason, "{}", records[i]);
-        assert_eq!(records[i]["rule"], "no-recursive-force-delete");
+        assert_eq!(records[i]["rule"], "core.recursive-force-delete");
     }
     assert_eq!(
         records[0]["session_id"],
@@ -642,7 +652,7 @@ fn gemini_install_adds_before_model_only_for_request_rules() {
     let dir = TempDir::new("m-gemini-events");
     let data = dir.path().join("data");
     let tools_only = dir.write("tools.yaml", DENY_RM);
-    let with_requests = repo().join("policies");
+    let with_requests = repo().join("examples/policies/request.yaml");
     let settings = dir.path().join("gemini/settings.json");
     let s = settings.to_str().unwrap();
     let out = ok(&policy_in(

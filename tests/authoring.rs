@@ -468,7 +468,8 @@ fn policy_check_lints_test_files_named_or_found_in_directories() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).starts_with("ok: 14 file(s)"),
+        // 5 policy files, their 5 test files, and the core pack they enable.
+        stderr(&out).starts_with("ok: 11 file(s)"),
         "{}",
         stderr(&out)
     );
@@ -554,7 +555,7 @@ fn policy_check_dash_reads_the_policy_from_standard_input() {
         err.ends_with("1 error(s), 0 warning(s) in 1 file(s)\n"),
         "{err}"
     );
-    let shell = std::fs::read(repo().join("policies/shell.yaml")).unwrap();
+    let shell = std::fs::read(repo().join("packs/core.yaml")).unwrap();
     let out = policy(&["check", "-"], &shell);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
@@ -712,8 +713,8 @@ fn explain_with_a_harness_walks_the_adapter_questions() {
         find("pre_tool: "),
         find("pre_api_tools: "),
         find("pre_shell_exec: "),
-        find("  ✓ no-recursive-force-delete (shell.yaml:7) matched"),
-        find("  deny: `no-recursive-force-delete` gives the reason"),
+        find("  ✓ core.recursive-force-delete (packs/core.yaml:13) matched"),
+        find("  deny: `core.recursive-force-delete` gives the reason"),
         find("  (the adapter asks nothing further)"),
         find("  reply: "),
     ];
@@ -724,7 +725,7 @@ fn explain_with_a_harness_walks_the_adapter_questions() {
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"  reply: {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: no-recursive-force-delete]\"}}"
+        &"  reply: {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: core.recursive-force-delete]\"}}"
     );
 }
 

@@ -1,7 +1,8 @@
 //! Events captured from real runs of Codex CLI 0.169, Gemini CLI 0.61 and
 //! Claude Code 2.1.328/2.1.331 (../shared/fixtures/{codex,gemini,claude-code},
 //! each README says how), put through `policy hook AGENT` with the shipped
-//! policies: each must get exactly the reply recorded in
+//! policies (and the request example, for Gemini's BeforeModel): each must
+//! get exactly the reply recorded in
 //! tests/fixtures/agents/captured/AGENT.json.
 //!
 //! The captures name the project /home/user/demo. It is made real here (a
@@ -38,8 +39,10 @@ pub fn captured_reply(agent: &str, event_text: &str, project: &Path) -> Value {
     let root = project.to_str().unwrap();
     let event = event_text.replace(CAPTURED_ROOT, root);
     let policies = repo().join("policies");
+    let request = repo().join("examples/policies/request.yaml");
     let mut cmd = Command::new(bin());
     cmd.args(["hook", agent, "--policy", policies.to_str().unwrap()])
+        .args(["--policy", request.to_str().unwrap()])
         .current_dir(project)
         .env("HOME", "/home/user")
         .env("HOOK_POLICY_CACHE", "off")

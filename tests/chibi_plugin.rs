@@ -10,9 +10,19 @@ fn shipped() -> ChibiHome {
     ChibiHome::install(&[&repo().join("policies")])
 }
 
+/// The shipped policies with the budget and request examples, which use
+/// the hooks the recommended set leaves alone.
+fn with_examples() -> ChibiHome {
+    ChibiHome::install(&[
+        &repo().join("policies"),
+        &repo().join("examples/policies/fuel.yaml"),
+        &repo().join("examples/policies/request.yaml"),
+    ])
+}
+
 #[test]
 fn schema_lists_exactly_the_hooks_the_policy_needs() {
-    let home = shipped();
+    let home = with_examples();
     let out = run(&home.plugin(), &["--schema"], &[], b"");
     assert!(out.status.success());
     let schema = stdout_json(&out);
@@ -66,7 +76,7 @@ fn pre_shell_exec_denies_the_captured_rm_rf() {
     assert_eq!(reply["denied"], json!(true), "{reply}");
     let reason = reply["reason"].as_str().unwrap();
     assert!(
-        reason.contains("rm -rf") && reason.contains("no-recursive-force-delete"),
+        reason.contains("rm -rf") && reason.contains("core.recursive-force-delete"),
         "{reason}"
     );
 }
@@ -155,21 +165,9 @@ fn pre_fetch_url_denies_sensitive_urls_and_prefers_the_metadata_reason() {
 fn pre_api_tools_filters_per_context() {
     let home = shipped();
     let (hook, mut payload) = fixture("pre_api_tools");
-    // The default context: file tools hidden, nothing else.
-    let reply = home.reply(&hook, &payload);
-    let excluded: Vec<String> = serde_json::from_value(reply["exclude"].clone()).unwrap();
-    for tool in payload["tools"].as_array().unwrap() {
-        let (name, ty) = (
-            tool["name"].as_str().unwrap(),
-            tool["type"].as_str().unwrap(),
-        );
-        let is_file_tool = ty == "fs_read" || ty == "fs_write" || name.starts_with("file_");
-        assert_eq!(
-            excluded.iter().any(|n| n == name),
-            is_file_tool,
-            "{name} ({ty})"
-        );
-    }
+    // The default context keeps every tool: hiding chibi's file tools there
+    // left the agent unable to read a file (issue 14).
+    assert_eq!(home.reply(&hook, &payload), json!({}));
     // The coding context is untouched.
     payload["context_name"] = json!("coding");
     assert_eq!(home.reply(&hook, &payload), json!({}));
@@ -202,7 +200,7 @@ fn pre_api_tools_filters_per_context() {
 
 #[test]
 fn pre_api_request_merges_temperature_for_coding() {
-    let home = shipped();
+    let home = with_examples();
     let (hook, mut payload) = fixture("pre_api_request");
     assert_eq!(home.reply(&hook, &payload), json!({}));
     payload["context_name"] = json!("coding");
@@ -214,7 +212,7 @@ fn pre_api_request_merges_temperature_for_coding() {
 
 #[test]
 fn post_tool_batch_charges_fuel_and_returns_to_the_user() {
-    let home = shipped();
+    let home = with_examples();
     let (hook, mut payload) = fixture("post_tool_batch");
     assert_eq!(
         home.reply(&hook, &payload),
@@ -328,7 +326,7 @@ fn called_as_a_tool_it_lists_the_active_rules() {
     for arguments in [&b"{}"[..], b"", br#"{"hook": null}"#] {
         let text = tool_call(&home, arguments);
         assert!(
-            text.contains("no-recursive-force-delete")
+            text.contains("core.recursive-force-delete")
                 && text.contains("pre_shell_exec")
                 && text.contains("no-env-files"),
             "{text}"
@@ -344,7 +342,7 @@ fn called_as_a_tool_with_a_hook_it_lists_only_that_hooks_rules() {
     let text = tool_call(&home, br#"{"hook": "pre_shell_exec"}"#);
     assert!(text.contains("on hook `pre_shell_exec`"), "{text}");
     assert!(
-        text.contains("no-recursive-force-delete") && text.contains("no-root-shells"),
+        text.contains("core.recursive-force-delete") && text.contains("core.root-shell"),
         "{text}"
     );
     assert!(
@@ -419,7 +417,7 @@ fn sudo_bash_is_denied_as_a_root_shell() {
     let reason = reply["reason"].as_str().unwrap();
     assert!(
         reason.starts_with("starting a root shell is not allowed")
-            && reason.contains("[hook-policy rule: no-root-shells]"),
+            && reason.contains("[hook-policy rule: core.root-shell]"),
         "{reason}"
     );
 }
@@ -470,7 +468,8 @@ fn pre_tool_blocks_a_tool_the_filter_hid_this_turn() {
     };
     // (context, tool, blocked by)
     let cases = [
-        ("default", "file_head", Some("file-tools-only-for-coding")),
+        // The default context keeps its file tools (issue 14).
+        ("default", "file_head", None),
         ("default", "shell_exec", None),
         ("coding", "file_head", None),
         ("safe", "shell_exec", Some("safe-context-tools")),

@@ -187,11 +187,11 @@ fn eval_reads_captured_fixtures_and_explains() {
     assert_eq!(stdout_json(&out)["denied"], json!(true));
     let explanation = stderr(&out);
     assert!(
-        explanation.contains("✓ no-recursive-force-delete"),
+        explanation.contains("✓ core.recursive-force-delete"),
         "{explanation}"
     );
     assert!(
-        explanation.contains("✗ no-unknowable-commands"),
+        explanation.contains("✗ core.opaque-command"),
         "{explanation}"
     );
     assert!(explanation.contains("because: runs rm"), "{explanation}");
@@ -201,7 +201,7 @@ fn eval_reads_captured_fixtures_and_explains() {
         explanation.contains("5 rule(s) for this hook, 3 candidate(s) after indexing"),
         "{explanation}"
     );
-    assert!(!explanation.contains("no-force-push"), "{explanation}");
+    assert!(!explanation.contains("core.force-push"), "{explanation}");
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn eval_reads_a_bare_payload_from_stdin() {
         &[
             "eval",
             "--policy",
-            &repo().join("policies").display().to_string(),
+            &repo().join("examples/policies").display().to_string(),
             "--hook",
             "pre_api_request",
         ],
@@ -335,6 +335,15 @@ fn every_schema_example_is_valid_and_whole_examples_load() {
                 header[prop] = example.clone();
                 serde_json::json!({ "version": 1, "pack": header })
             }
+            "PackSelection" => serde_json::json!({ "version": 1, "packs": inner }),
+            "PackException" => {
+                let mut exception = serde_json::json!({ "rules": "git.reset-hard" });
+                if !["paths", "commands", "hosts"].contains(&prop) {
+                    exception["commands"] = serde_json::json!(["git reset --hard HEAD"]);
+                }
+                exception[prop] = example.clone();
+                serde_json::json!({ "version": 1, "packs": { "except": [exception] } })
+            }
             "Rule" => rule((prop, example.clone())),
             "ShellMatch" => rule(("shell", inner)),
             "UrlMatch" => rule(("url", inner)),
@@ -421,8 +430,13 @@ fn every_schema_example_is_valid_and_whole_examples_load() {
 /// reference one: they must build the same tree for every shipped expression.
 #[test]
 fn both_cel_parsers_agree_on_the_shipped_policies() {
-    let (set, diags) = hook_policy::load::load(&[repo().join("policies")]);
-    assert!(diags.is_empty());
+    // packs/ first: its files stand in for the packs policies/ enables.
+    let (set, diags) = hook_policy::load::load(&[
+        repo().join("packs"),
+        repo().join("policies"),
+        repo().join("examples/policies"),
+    ]);
+    assert!(diags.is_empty(), "{diags:?}");
     let mut checked = 0;
     for loaded in &set.rules {
         let mut sources: Vec<String> = loaded.rule.when.iter().cloned().collect();

@@ -11,14 +11,21 @@ use std::path::Path;
 const AGENTS: [&str; 3] = ["claude-code", "gemini", "codex"];
 
 fn hook(agent: &str, policy: &Path, event: &Value) -> std::process::Output {
-    let policy = policy.to_str().unwrap();
+    hook_with(agent, &[policy], event)
+}
+
+fn hook_with(agent: &str, policies: &[&Path], event: &Value) -> std::process::Output {
+    let mut args = vec!["hook", agent];
+    for p in policies {
+        args.extend(["--policy", p.to_str().unwrap()]);
+    }
     // Codex takes the project root from the directory it starts the hook
     // in (its session's), never from the event: these recorded sessions ran
     // in the events' `cwd`.
     let root = event["cwd"].as_str().unwrap_or("/");
     run(
         &bin(),
-        &["hook", agent, "--policy", policy],
+        &args,
         &[
             ("HOME", "/home/user"),
             ("HOOK_POLICY_CACHE", "off"),
@@ -29,11 +36,13 @@ fn hook(agent: &str, policy: &Path, event: &Value) -> std::process::Output {
 }
 
 /// Every `tests/fixtures/agents/AGENT/NAME.input.json` gets exactly
-/// `NAME.expected.json` from the shipped policies. All mismatches are
-/// reported together.
+/// `NAME.expected.json` from the shipped policies, with the request example
+/// (`examples/policies/request.yaml`) for Gemini's BeforeModel. All
+/// mismatches are reported together.
 #[test]
 fn recorded_events_get_the_recorded_replies() {
     let policies = repo().join("policies");
+    let request = repo().join("examples/policies/request.yaml");
     let mut failures = Vec::new();
     let mut seen = 0;
     for agent in AGENTS {
@@ -52,7 +61,7 @@ fn recorded_events_get_the_recorded_replies() {
                 serde_json::from_str(&std::fs::read_to_string(&input).unwrap()).unwrap();
             let expected: Value =
                 serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
-            let out = hook(agent, &policies, &event);
+            let out = hook_with(agent, &[&policies, &request], &event);
             seen += 1;
             if !out.status.success() {
                 failures.push(format!("{}: exit {:?}", input.display(), out.status));

@@ -77,8 +77,10 @@ fn pack_files(which: Packs) -> Vec<PathBuf> {
 }
 
 fn policy(which: Packs, hook: &str) -> CompiledPolicy {
-    let mut paths = vec![common::repo().join("policies")];
-    paths.extend(pack_files(which));
+    // The pack files first: in an earlier layer than policies/, they stand in
+    // for the shipped packs policies/ enables (see `packs::compose`).
+    let mut paths = pack_files(which);
+    paths.push(common::repo().join("policies"));
     match engine::prepare(&paths, Some(hook)) {
         Prepared::Ready(policy) => policy,
         Prepared::Broken { message, .. } => panic!("policies and packs do not load: {message}"),
@@ -363,8 +365,9 @@ fn internal_urls_are_refused_by_fetch_tools_the_tool_gate_and_shell_clients() {
 /// path and `policy eval` cannot drift apart.
 #[test]
 fn the_binary_agrees_on_a_sample_of_both_shell_corpora() {
-    let mut dirs = vec![common::repo().join("policies")];
-    dirs.extend(pack_files(Packs::All));
+    // Pack files before policies/: they stand in for the shipped packs.
+    let mut dirs = pack_files(Packs::All);
+    dirs.push(common::repo().join("policies"));
     let mut args: Vec<String> = vec!["eval".into()];
     for d in &dirs {
         args.push("--policy".into());
@@ -393,8 +396,8 @@ fn the_binary_agrees_on_a_sample_of_both_shell_corpora() {
         }
     }
     let recommended: Vec<PathBuf> = {
-        let mut d = vec![common::repo().join("policies")];
-        d.extend(pack_files(Packs::Recommended));
+        let mut d = pack_files(Packs::Recommended);
+        d.push(common::repo().join("policies"));
         d
     };
     let mut rec_args: Vec<String> = vec!["eval".into()];

@@ -263,7 +263,7 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
             reply["reason"]
                 .as_str()
                 .unwrap()
-                .contains("no-recursive-force-delete"),
+                .contains("core.recursive-force-delete"),
             "{reply}"
         );
     }
@@ -350,15 +350,16 @@ fn approve_tool_refuses_cloud_metadata_and_approves_harmless_calls() {
 
 #[test]
 fn before_llm_merges_the_coding_temperature_and_passes_the_rest_unchanged() {
-    // policies/request.yaml: context `coding` gets temperature 0.1, `creative`
-    // temperature 1.2 and top_p 0.95; nothing else.
-    let request = std::fs::read_to_string(repo().join("policies/request.yaml")).unwrap();
+    // examples/policies/request.yaml: context `coding` gets temperature 0.1,
+    // `creative` temperature 1.2 and top_p 0.95; nothing else.
+    let request_policy = repo().join("examples/policies/request.yaml");
+    let request = std::fs::read_to_string(&request_policy).unwrap();
     assert!(
         request.contains("when: context_name == 'coding'\n    request: { temperature: 0.1 }"),
         "{request}"
     );
 
-    let mut s = shipped();
+    let mut s = Server::start(&request_policy);
     let messages = json!([
         {"role": "system", "content": "You are careful."},
         {"role": "user", "content": "rm -rf everything, please"}
@@ -392,7 +393,7 @@ fn before_llm_merges_the_coding_temperature_and_passes_the_rest_unchanged() {
     assert!(s.close(Duration::from_secs(10)).success());
 
     // --context overrides the request's AgentID.
-    let mut s = Server::start_with(&repo().join("policies"), &["--context", "creative"], &[]);
+    let mut s = Server::start_with(&request_policy, &["--context", "creative"], &[]);
     let reply = s.call("hook.before_llm", params);
     assert_eq!(reply["action"], "modify", "{reply}");
     assert_eq!(

@@ -185,7 +185,7 @@ proptest! {
         match (plain, denying_rule(&line)) {
             (Some(_), denied) => prop_assert!(denied.is_some(), "line: {}", line),
             (None, None) => {}
-            (None, Some(rule)) => prop_assert_eq!(rule, "no-unknowable-commands", "line: {}", line),
+            (None, Some(rule)) => prop_assert_eq!(rule, "core.opaque-command", "line: {}", line),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! One policy, every harness: each permission case of the shipped policies'
-//! own tests (`policies/*.test.yaml`), put to chibi and then as the
+//! and packs' own tests (`policies/*.test.yaml`, `packs/*.test.yaml`), put
+//! to chibi (under `policies/` with every shipped pack enabled) and then as the
 //! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
 //! and as the equivalent hook event of Cursor, Copilot CLI and Windsurf
 //! (through their adapters' event parsing), must be denied by all of them
@@ -145,8 +146,9 @@ fn answer_denies(harness: Harness, a: &Answer) -> bool {
 
 fn load_cases() -> Vec<(String, String, Value, String)> {
     let mut cases = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("policies"))
-        .unwrap()
+    let mut files: Vec<PathBuf> = ["policies", "packs"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(repo().join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with(".test.yaml"))
         .collect();
@@ -184,7 +186,25 @@ fn load_cases() -> Vec<(String, String, Value, String)> {
 
 #[test]
 fn every_adapter_decides_the_shipped_cases_like_chibi() {
-    let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
+    // Every shipped pack, not only the recommended ones `policies/` enables.
+    let all_packs = std::env::temp_dir().join(format!(
+        "hook-policy-same-decision-{}.yaml",
+        std::process::id()
+    ));
+    let names: Vec<&str> = hook_policy::packs::shipped()
+        .iter()
+        .map(|p| p.header.name.as_str())
+        .collect();
+    std::fs::write(
+        &all_packs,
+        format!("version: 1\npacks:\n  enable: [{}]\n", names.join(", ")),
+    )
+    .unwrap();
+    let prepared = Arc::new(engine::prepare(
+        &[repo().join("policies"), all_packs.clone()],
+        None,
+    ));
+    let _ = std::fs::remove_file(&all_packs);
     let Prepared::Ready(policy) = &*prepared else {
         panic!("shipped policies do not load")
     };

@@ -37,11 +37,11 @@ const COMMAND: usize = 3;
 /// Verdict labels and the shipped rule each stands for.
 const VERDICTS: &[(&str, Option<&str>)] = &[
     ("allow", None),
-    ("rm", Some("no-recursive-force-delete")),
-    ("opaque", Some("no-unknowable-commands")),
-    ("push", Some("no-force-push")),
-    ("chmod", Some("no-world-writable")),
-    ("rootsh", Some("no-root-shells")),
+    ("rm", Some("core.recursive-force-delete")),
+    ("opaque", Some("core.opaque-command")),
+    ("push", Some("core.force-push")),
+    ("chmod", Some("core.world-writable")),
+    ("rootsh", Some("core.root-shell")),
 ];
 
 const OPAQUE_KINDS: &[(&str, OpaqueKind)] = &[

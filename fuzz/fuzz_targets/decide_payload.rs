@@ -10,12 +10,19 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 
 const POLICIES: &[(&str, &str)] = &[
-    ("shell.yaml", include_str!("../../policies/shell.yaml")),
+    // Enables the recommended packs shipped in the binary.
+    ("packs.yaml", include_str!("../../policies/packs.yaml")),
     ("files.yaml", include_str!("../../policies/files.yaml")),
     ("network.yaml", include_str!("../../policies/network.yaml")),
     ("tools.yaml", include_str!("../../policies/tools.yaml")),
-    ("fuel.yaml", include_str!("../../policies/fuel.yaml")),
-    ("request.yaml", include_str!("../../policies/request.yaml")),
+    (
+        "fuel.yaml",
+        include_str!("../../examples/policies/fuel.yaml"),
+    ),
+    (
+        "request.yaml",
+        include_str!("../../examples/policies/request.yaml"),
+    ),
     (
         "tool-gate.yaml",
         include_str!("../../policies/tool-gate.yaml"),

@@ -306,8 +306,12 @@ pub fn hook_call(
         let record = decision_log::Record {
             harness: HARNESS,
             hook: hook.name,
-            decision: decision_kind(&reply.json, facts.error.is_some()),
+            decision: match decision_kind(&reply.json, facts.error.is_some()) {
+                "none" if !facts.logged.is_empty() => "log",
+                kind => kind,
+            },
             matched: &facts.matched,
+            logged: &facts.logged,
             rule: facts.rule.as_deref(),
             reason_template: facts.reason_template.as_deref(),
             error: facts.error.as_deref(),
@@ -330,6 +334,7 @@ pub fn hook_call(
 struct CallFacts<'a> {
     log: Option<LogTarget<'a>>,
     matched: Vec<String>,
+    logged: Vec<crate::eval::Logged>,
     rule: Option<String>,
     reason_template: Option<String>,
     error: Option<String>,
@@ -363,6 +368,7 @@ impl<'a> LogTarget<'a> {
                     hook: hook.name,
                     decision: decision_kind(&failed.json, true),
                     matched: &[],
+                    logged: &[],
                     rule: None,
                     reason_template: None,
                     error: Some(w.message()),
@@ -468,6 +474,7 @@ fn decide_call<'a>(
     let outcome = engine::run(&policy, hook.name, &payload, ctx);
     if let Outcome::Decided(d) = &outcome {
         facts.matched = d.matched.clone();
+        facts.logged = d.logged.clone();
         facts.error = d.error_summary();
         facts.rule = d.deny.as_ref().or(d.block.as_ref()).map(|w| w.rule.clone());
         facts.reason_template = facts

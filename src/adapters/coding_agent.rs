@@ -58,6 +58,8 @@ pub struct Reply {
     pub reason_template: Option<String>,
     /// Why the policy could not decide, for the log.
     pub error: Option<String>,
+    /// Log-only rules that matched: what they would have done.
+    pub logged: Vec<crate::eval::Logged>,
 }
 
 impl Reply {
@@ -70,6 +72,7 @@ impl Reply {
             rule: None,
             reason_template: None,
             error: None,
+            logged: Vec::new(),
         }
     }
 }
@@ -264,11 +267,17 @@ fn render(harness: Harness, d: CallDecision) -> Reply {
     Reply {
         json,
         stderr,
-        kind: if d.failed { "error" } else { kind },
+        kind: match (d.failed, kind) {
+            (true, _) => "error",
+            // Only log-only rules had something to say.
+            (false, "none") if !d.logged.is_empty() => "log",
+            (false, kind) => kind,
+        },
         error: (d.failed || !d.notes.is_empty()).then(|| d.notes.join("; ")),
         matched: d.matched,
         rule: d.rule,
         reason_template: d.reason_template,
+        logged: d.logged,
     }
 }
 
@@ -375,6 +384,7 @@ fn gemini_before_model(
         rule: d.request.first().map(|(_, w)| w.rule.clone()),
         reason_template: None,
         error: None,
+        logged: d.logged.clone(),
     }
 }
 
@@ -523,6 +533,7 @@ fn log_call(
         hook: &hook,
         decision: reply.kind,
         matched: &reply.matched,
+        logged: &reply.logged,
         rule: reply.rule.as_deref(),
         reason_template: reply.reason_template.as_deref(),
         error: reply.error.as_deref(),

@@ -38,6 +38,8 @@ pub struct Answer {
     pub reason_template: Option<String>,
     /// What went wrong, for the decision log.
     pub error: Option<String>,
+    /// Log-only rules that matched: what they would have done.
+    pub logged: Vec<crate::eval::Logged>,
 }
 
 /// One agent's hook protocol.
@@ -101,6 +103,7 @@ impl Said {
             rule: None,
             reason_template: None,
             error: None,
+            logged: Vec::new(),
         }
     }
 }
@@ -133,12 +136,19 @@ pub fn render<P: Protocol>(d: CallDecision) -> Answer {
         None => (P::nothing(), "none"),
         Some(r) => (P::deny(r), "deny"),
     };
+    let kind = match (d.failed, kind) {
+        (true, _) => "error",
+        // Only log-only rules had something to say.
+        (false, "none") if !d.logged.is_empty() => "log",
+        (false, kind) => kind,
+    };
     Answer {
         error: (d.failed || !d.notes.is_empty()).then(|| d.notes.join("; ")),
         reason_template: d.reason_template,
         matched: d.matched,
         rule: d.rule,
-        ..said.answer(stderr, if d.failed { "error" } else { kind })
+        logged: d.logged,
+        ..said.answer(stderr, kind)
     }
 }
 
@@ -298,6 +308,7 @@ fn log_call<P: Protocol>(
         hook: &hook,
         decision: answer.kind,
         matched: &answer.matched,
+        logged: &answer.logged,
         rule: answer.rule.as_deref(),
         reason_template: answer.reason_template.as_deref(),
         error: answer.error.as_deref(),

@@ -241,6 +241,7 @@ struct Logged {
     hook: &'static str,
     kind: &'static str,
     matched: Vec<String>,
+    logged: Vec<crate::eval::Logged>,
     rule: Option<String>,
     error: Option<String>,
     payload: Vec<u8>,
@@ -253,6 +254,8 @@ struct Outcome {
     matched: Vec<String>,
     rule: Option<String>,
     error: Option<String>,
+    /// Log-only rules that matched: what they would have done.
+    logged: Vec<crate::eval::Logged>,
 }
 
 impl Outcome {
@@ -262,6 +265,7 @@ impl Outcome {
             matched: Vec::new(),
             rule: None,
             error: None,
+            logged: Vec::new(),
         }
     }
 }
@@ -354,6 +358,10 @@ impl Decider {
         let on_error = on_error_of(&self.live);
         let mut error = outcome.error;
         let mut kind = decision_kind(&outcome.answer, error.is_some());
+        if kind == "none" && !outcome.logged.is_empty() {
+            // Only log-only rules had something to say.
+            kind = "log";
+        }
         let line = framing::fit(&result(req.id.clone(), outcome.answer), |why| {
             eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
             let fallback = failure_answer(Some(req.method), on_error, why);
@@ -365,6 +373,7 @@ impl Decider {
             hook: req.method.log_name(),
             kind,
             matched: outcome.matched,
+            logged: outcome.logged,
             rule: outcome.rule,
             error,
             payload: payload.clone(),
@@ -406,6 +415,7 @@ impl pool::Server<Request, Answer> for Decider {
                 matched: Vec::new(),
                 rule: None,
                 error: Some(why),
+                logged: Vec::new(),
             },
         )
     }
@@ -419,6 +429,7 @@ impl pool::Server<Request, Answer> for Decider {
                 hook: l.hook,
                 decision: l.kind,
                 matched: &l.matched,
+                logged: &l.logged,
                 rule: l.rule.as_deref(),
                 reason_template: None,
                 error: l.error.as_deref(),
@@ -565,6 +576,7 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext) -> 
             matched: Vec::new(),
             rule: None,
             error: Some(why.into()),
+            logged: Vec::new(),
         };
     }
     let mut source = PolicySource::compiled(live.get());
@@ -597,6 +609,7 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext) -> 
         matched: d.matched,
         rule: d.rule,
         error,
+        logged: d.logged,
     }
 }
 
@@ -649,6 +662,7 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext) -> Outcome {
     if d.request.is_empty() {
         return Outcome {
             matched: d.matched,
+            logged: d.logged,
             ..continue_()
         };
     }
@@ -683,6 +697,7 @@ fn before_llm(live: &LivePolicy, params: &Json, sc: &ServeContext) -> Outcome {
         matched: d.matched,
         rule: None,
         error: None,
+        logged: d.logged,
     }
 }
 
@@ -803,6 +818,7 @@ fn too_long(live: &LivePolicy, len: usize, head: &[u8]) -> Option<Json> {
                     hook: m.log_name(),
                     decision: "error",
                     matched: &[],
+                    logged: &[],
                     rule: None,
                     reason_template: None,
                     error: Some(&why),

@@ -437,6 +437,8 @@ pub struct CallDecision {
     pub verdict: Verdict,
     /// Rules that matched, over every question asked.
     pub matched: Vec<String>,
+    /// Log-only rules that matched, for the decision log.
+    pub logged: Vec<crate::eval::Logged>,
     /// The rule the verdict comes from, if one rule gave it.
     pub rule: Option<String>,
     /// Problems worth a line on stderr.
@@ -667,6 +669,7 @@ pub fn decide_call(
     let mut out = CallDecision {
         verdict: Verdict::NoOpinion,
         matched: Vec::new(),
+        logged: Vec::new(),
         rule: None,
         notes: Vec::new(),
         failed: false,
@@ -702,6 +705,7 @@ pub fn decide_call(
         }
         Answer::Decided(d) => {
             out.matched.extend(d.matched.iter().cloned());
+            out.logged.extend(d.logged.iter().cloned());
             if let Some(b) = d.block {
                 out.reason_template = template(source, "pre_tool", &b.rule);
                 deny(&mut out, with_rule(&b.value, &b.rule), Some(b.rule));
@@ -796,6 +800,7 @@ pub fn decide_call(
             }
             Answer::Decided(d) => {
                 out.matched.extend(d.matched.iter().cloned());
+                out.logged.extend(d.logged.iter().cloned());
                 if let Some(dn) = d.deny {
                     out.reason_template = template(source, q.hook, &dn.rule);
                     let reason = match q.note {

@@ -12,6 +12,7 @@ pub mod init;
 pub mod install;
 pub mod install_hooks;
 pub(crate) mod output;
+pub mod packs;
 pub mod reference;
 pub mod serve;
 pub mod test;
@@ -98,6 +99,8 @@ pub enum Command {
     },
     /// Show how each harness's tools map onto the canonical hooks.
     Adapters(reference::AdaptersArgs),
+    /// List the guardrail packs shipped in this binary, or show one.
+    Packs(packs::PacksArgs),
     /// Create a starting policy, its tests and the schemas editors use.
     Init(init::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).

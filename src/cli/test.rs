@@ -123,6 +123,12 @@ fn human(report: &Report, show_coverage: bool, ok: bool) {
             report.coverage(),
             report.rules.len()
         );
+        if !report.shipped_rules.is_empty() {
+            outln!(
+                "  ({} rule(s) of shipped packs not counted: the packs' own tests cover them)",
+                report.shipped_rules.len()
+            );
+        }
         for (id, origin) in report.uncovered() {
             outln!("  not covered: {id} ({origin})");
         }

@@ -58,6 +58,13 @@ pub struct CompiledRule {
     /// How precisely the rule says what it denies; among denying rules of
     /// one priority, the most specific gives the reason.
     pub specificity: Specificity,
+    /// Log-only (a pack outcome of `log`): a match is recorded in
+    /// [`crate::eval::Decision::logged`] and its effects are not applied.
+    pub log_only: bool,
+    /// Where the rule does not apply (pack exceptions, see `packs::exception`).
+    pub exceptions: Vec<crate::packs::compose::ExceptionSpec>,
+    /// From a pack shipped in the binary.
+    pub shipped: bool,
 }
 
 /// How precisely a rule picks what it applies to, from its tests alone.
@@ -157,6 +164,29 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
     (policy, diags)
 }
 
+/// What a policy's `packs:` block changed about a pack rule (checked when
+/// it was composed, see `packs::compose`).
+fn apply_overlay(rule: &mut CompiledRule, overlay: &crate::packs::compose::Overlay) {
+    use crate::model::PackOutcome;
+    let fx = &mut rule.effects;
+    match overlay.outcome {
+        Some(PackOutcome::Log) => rule.log_only = true,
+        Some(PackOutcome::Ask) => {
+            if fx.ask.is_none() {
+                fx.ask = fx.deny.take();
+            } else {
+                fx.deny = None;
+            }
+        }
+        Some(PackOutcome::Deny) if fx.deny.is_none() && fx.block.is_none() => {
+            fx.deny = fx.ask.take();
+        }
+        Some(PackOutcome::Deny) => {}
+        None => {}
+    }
+    rule.exceptions = overlay.exceptions.clone();
+}
+
 struct RuleCompiler<'a> {
     loaded: &'a LoadedRule,
     diags: &'a mut Vec<Diagnostic>,
@@ -219,7 +249,7 @@ impl RuleCompiler<'_> {
         }
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
         let specificity = Specificity::of(when.as_ref(), &matchers);
-        Some(CompiledRule {
+        let mut compiled = CompiledRule {
             id: self.rule().id.clone(),
             description: self.rule().description.clone(),
             hooks: hooks.iter().map(|h| h.name).collect(),
@@ -242,7 +272,14 @@ impl RuleCompiler<'_> {
             matchers,
             effects,
             specificity,
-        })
+            log_only: false,
+            exceptions: Vec::new(),
+            shipped: self.loaded.shipped,
+        };
+        if let Some(overlay) = &self.loaded.overlay {
+            apply_overlay(&mut compiled, overlay);
+        }
+        Some(compiled)
     }
 
     fn hooks(&mut self) -> Option<Vec<&'static HookPoint>> {

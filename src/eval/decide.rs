@@ -40,9 +40,19 @@ pub struct RuleTrace {
     pub rule: String,
     pub origin: String,
     pub condition: Option<String>,
-    /// `matched`, `not matched`, or `error`.
+    /// `matched`, `not matched`, `logged` (a log-only rule matched), or `error`.
     pub outcome: &'static str,
     pub detail: Option<String>,
+}
+
+/// A log-only rule that matched: what it would have done.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Logged {
+    pub rule: String,
+    /// `deny`, `ask` or `block`.
+    pub would: &'static str,
+    /// The reason as written in the policy (before `${{ }}`).
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -63,6 +73,8 @@ pub struct Decision {
     pub fallback: Option<Won<Fallback>>,
     pub request: Vec<(String, Won<Json>)>,
     pub matched: Vec<String>,
+    /// Log-only rules that matched; they changed nothing.
+    pub logged: Vec<Logged>,
     /// Rules whose condition or effect failed at run time.
     pub errors: Vec<(String, String)>,
     pub trace: Vec<RuleTrace>,
@@ -150,7 +162,34 @@ pub fn decide(
                 }
             }
         };
+        let excepted = match matched {
+            Ok(true) => rule
+                .exceptions
+                .iter()
+                .find(|e| crate::packs::exception::applies(e.kind, &e.items, &subjects)),
+            _ => None,
+        };
         match matched {
+            Ok(true) if excepted.is_some() => {
+                let e = excepted.expect("checked");
+                trace.outcome = "not matched";
+                trace.detail = Some(format!(
+                    "excepted by {}{}",
+                    e.origin,
+                    e.reason
+                        .as_ref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                ));
+            }
+            Ok(true) if rule.log_only => {
+                trace.outcome = "logged";
+                decision.logged.push(Logged {
+                    rule: rule.id.clone(),
+                    would: would(rule),
+                    reason: rule.reason_source.clone(),
+                });
+            }
             Ok(true) => {
                 if let Err(e) = apply(rule, &resolver, payload, &mut decision) {
                     trace.outcome = "error";
@@ -170,6 +209,20 @@ pub fn decide(
         decision.trace.push(trace);
     }
     decision
+}
+
+/// What a log-only rule would have done had it been enforced.
+fn would(rule: &CompiledRule) -> &'static str {
+    let fx = &rule.effects;
+    if fx.deny.is_some() {
+        "deny"
+    } else if fx.block.is_some() {
+        "block"
+    } else if fx.ask.is_some() {
+        "ask"
+    } else {
+        "change"
+    }
 }
 
 fn apply(

@@ -2,4 +2,4 @@
 pub mod decide;
 pub mod json_val;
 
-pub use decide::{decide, DecideContext, Decision};
+pub use decide::{decide, DecideContext, Decision, Logged};

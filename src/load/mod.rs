@@ -24,6 +24,15 @@ pub struct LoadedRule {
     pub node: Node,
     /// Position in the whole set (files in order, rules in file order).
     pub order: usize,
+    /// The `--policy` path it came from (0: the base policy); for a
+    /// shipped pack, the first layer that enabled it.
+    pub layer: usize,
+    /// The pack it belongs to, when its file has a `pack:` header.
+    pub pack: Option<Arc<str>>,
+    /// What a policy's `packs:` block changed about it (outcome, exceptions).
+    pub overlay: Option<Arc<crate::packs::compose::Overlay>>,
+    /// It comes from a pack shipped in the binary (tested by the pack's own tests).
+    pub shipped: bool,
 }
 
 #[derive(Debug, Default)]
@@ -64,12 +73,28 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
     }
 }
 
+/// [`discover`], with each file's layer: the index of the path it came from.
+pub fn discover_layers(paths: &[PathBuf]) -> Result<Vec<(PathBuf, usize)>, Diagnostic> {
+    let (files, mut problems) = discover_all_layers(paths);
+    if problems.is_empty() {
+        Ok(files)
+    } else {
+        Err(problems.swap_remove(0))
+    }
+}
+
 /// Like [`discover`], but goes on past a path that cannot be read, so that
 /// one unreadable file does not hide the problems of the others.
 pub fn discover_all(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let (files, problems) = discover_all_layers(paths);
+    (files.into_iter().map(|(f, _)| f).collect(), problems)
+}
+
+/// [`discover_all`], with each file's layer (see [`load_layered`]).
+pub fn discover_all_layers(paths: &[PathBuf]) -> (Vec<(PathBuf, usize)>, Vec<Diagnostic>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    for path in paths {
+    for (layer, path) in paths.iter().enumerate() {
         let meta = match std::fs::metadata(path) {
             Ok(meta) => meta,
             Err(e) => {
@@ -88,9 +113,9 @@ pub fn discover_all(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
                         .in_file(&unread(path)),
                 );
             }
-            files.extend(found);
+            files.extend(found.into_iter().map(|f| (f, layer)));
         } else {
-            files.push(path.clone());
+            files.push((path.clone(), layer));
         }
     }
     (files, problems)
@@ -214,15 +239,15 @@ pub fn load(paths: &[PathBuf]) -> (PolicySet, Vec<Diagnostic>) {
 }
 
 pub fn load_with(paths: &[PathBuf], mode: Mode) -> (PolicySet, Vec<Diagnostic>) {
-    let (files, mut diags) = discover_all(paths);
+    let (files, mut diags) = discover_all_layers(paths);
     let mut sources = Vec::new();
-    for path in &files {
+    for (path, layer) in &files {
         match read_source(path) {
-            Ok(source) => sources.push(source),
+            Ok(source) => sources.push((source, *layer)),
             Err(d) => diags.push(d),
         }
     }
-    let (set, more) = load_sources_with(sources, mode);
+    let (set, more) = load_layered(sources, mode);
     diags.extend(more);
     (set, diags)
 }
@@ -232,25 +257,114 @@ pub fn load_sources(sources: Vec<Arc<SourceFile>>) -> (PolicySet, Vec<Diagnostic
     load_sources_with(sources, Mode::Check)
 }
 
+/// Loads sources as one layer (see [`load_layered`]).
 pub fn load_sources_with(
     sources: Vec<Arc<SourceFile>>,
+    mode: Mode,
+) -> (PolicySet, Vec<Diagnostic>) {
+    load_layered(sources.into_iter().map(|s| (s, 0)).collect(), mode)
+}
+
+/// Loads sources, each with its layer: the index of the `--policy` path it
+/// came from. Layer 0 is the base policy (a user's or the system's); later
+/// layers, such as a project's own policy, may only tighten it unless it
+/// says otherwise (`settings.project_may_loosen`, see `packs::compose`).
+/// After the files, the packs they enable are loaded from the binary and
+/// composed into the set.
+pub fn load_layered(
+    sources: Vec<(Arc<SourceFile>, usize)>,
     mode: Mode,
 ) -> (PolicySet, Vec<Diagnostic>) {
     let schema = match mode {
         Mode::Check => crate::model::schema(),
         Mode::Run => serde_json::Value::Null,
     };
-    let checker = SchemaChecker::new(&schema);
-    let mut set = PolicySet::default();
-    let mut diags = Vec::new();
-    let mut settings_from: Option<(Arc<SourceFile>, Settings)> = None;
-    // Every rule id seen, loaded or not: a duplicate is reported even when
-    // one of the two rules has other problems.
-    let mut ids: std::collections::HashMap<String, (Arc<SourceFile>, usize)> = Default::default();
+    let mut loader = Loader {
+        mode,
+        checker: SchemaChecker::new(&schema),
+        set: PolicySet::default(),
+        diags: Vec::new(),
+        ids: Default::default(),
+        files: Vec::new(),
+    };
+    for (source, layer) in sources {
+        loader.add(source, layer);
+    }
+    crate::packs::compose::compose(&mut loader);
+    let Loader {
+        mut set,
+        diags,
+        files,
+        ..
+    } = loader;
+    // The first file with settings decides them (differences are reported).
+    if let Some(file) = files.iter().find(|f| f.settings.is_some()) {
+        set.settings = file.settings.clone().unwrap_or_default();
+        set.settings_dir = file.source.path.parent().map(Path::to_path_buf);
+    }
+    (set, diags)
+}
 
-    for source in sources {
-        set.files.push(source.clone());
-        let tree = match tree::parse(&source.text, ParseLimits::default()) {
+/// What the loader learnt about one file, for composing packs.
+#[derive(Debug)]
+pub struct FileFacts {
+    pub source: Arc<SourceFile>,
+    pub layer: usize,
+    /// The file's parsed tree (absent when it is not YAML).
+    pub tree: Option<Node>,
+    /// The `pack:` header's name, when the file is a pack.
+    pub pack: Option<String>,
+    pub settings: Option<Settings>,
+    pub selection: Option<crate::model::PackSelection>,
+    /// The file came from the binary (an enabled shipped pack).
+    pub shipped: bool,
+}
+
+/// The loading state, shared with `packs::compose`, which feeds it the
+/// enabled packs' sources.
+pub struct Loader<'s> {
+    pub mode: Mode,
+    checker: SchemaChecker<'s>,
+    pub set: PolicySet,
+    pub diags: Vec<Diagnostic>,
+    /// Every rule id seen, loaded or not: a duplicate is reported even when
+    /// one of the two rules has other problems.
+    ids: std::collections::HashMap<String, (Arc<SourceFile>, usize)>,
+    pub files: Vec<FileFacts>,
+}
+
+impl Loader<'_> {
+    /// Parses, checks and adds one file's rules to the set.
+    pub fn add(&mut self, source: Arc<SourceFile>, layer: usize) {
+        self.add_file(source, layer, false);
+    }
+
+    pub fn add_file(&mut self, source: Arc<SourceFile>, layer: usize, shipped: bool) {
+        let parsed = tree::parse(&source.text, ParseLimits::default());
+        self.add_parsed(source, parsed, layer, shipped);
+    }
+
+    /// [`Loader::add_file`] for text already parsed (the shipped packs are
+    /// parsed once per process, see `packs::shipped`).
+    pub fn add_parsed(
+        &mut self,
+        source: Arc<SourceFile>,
+        parsed: Result<Node, tree::ParseError>,
+        layer: usize,
+        shipped: bool,
+    ) {
+        let mut facts = FileFacts {
+            source: source.clone(),
+            layer,
+            tree: None,
+            pack: None,
+            settings: None,
+            selection: None,
+            shipped,
+        };
+        self.set.files.push(source.clone());
+        let diags = &mut self.diags;
+        let tree = match parsed {
             Ok(tree) => tree,
             Err(e) => {
                 let d = Diagnostic::error("yaml::syntax", e.message).in_file(&source);
@@ -258,7 +372,8 @@ pub fn load_sources_with(
                     Some(span) => d.at(&source, span).label("here"),
                     None => d,
                 });
-                continue;
+                self.files.push(facts);
+                return;
             }
         };
         if matches!(tree.value, Value::Null) {
@@ -267,14 +382,15 @@ pub fn load_sources_with(
                     .in_file(&source)
                     .help("a policy file starts with `version: 1` and a list of `rules`"),
             );
-            continue;
+            self.files.push(facts);
+            return;
         }
         for node in rule_nodes(&tree) {
             let Some(id_node) = node.get("id") else {
                 continue;
             };
             let Some(id) = id_node.as_str() else { continue };
-            match ids.get(id) {
+            match self.ids.get(id) {
                 Some((first, offset)) => {
                     let (line, _) = first.line_col(*offset);
                     diags.push(
@@ -291,12 +407,18 @@ pub fn load_sources_with(
                     );
                 }
                 None => {
-                    ids.insert(id.to_string(), (source.clone(), id_node.span.start));
+                    self.ids
+                        .insert(id.to_string(), (source.clone(), id_node.span.start));
                 }
             }
         }
-        let structural = match mode {
-            Mode::Check => checker.check(&source, &tree),
+        facts.pack = tree
+            .get("pack")
+            .and_then(|p| p.get("name"))
+            .and_then(Node::as_str)
+            .map(str::to_string);
+        let structural = match self.mode {
+            Mode::Check => self.checker.check(&source, &tree),
             Mode::Run => Vec::new(),
         };
         let clean = !structural.iter().any(Diagnostic::is_error);
@@ -304,8 +426,17 @@ pub fn load_sources_with(
         if !clean {
             // Keep going with the rules that are themselves clean, so their
             // CEL is still checked and every problem is reported in one run.
-            load_clean_rules(&checker, &source, &tree, &mut set);
-            continue;
+            load_clean_rules(
+                &source,
+                &tree,
+                layer,
+                facts.pack.as_deref(),
+                shipped,
+                &mut self.set,
+            );
+            facts.tree = Some(tree);
+            self.files.push(facts);
+            return;
         }
         let file: PolicyFile = match serde_json::from_value(tree.to_json()) {
             Ok(file) => file,
@@ -314,7 +445,7 @@ pub fn load_sources_with(
                 // schema walk, skipped on the hot path, now pays for itself:
                 // it says what is wrong, and where, in the words of `policy
                 // check` (the reason a harness shows names file and line).
-                let located = match mode {
+                let located: Vec<Diagnostic> = match self.mode {
                     Mode::Run => SchemaChecker::new(&crate::model::schema())
                         .check(&source, &tree)
                         .into_iter()
@@ -329,14 +460,18 @@ pub fn load_sources_with(
                 } else {
                     diags.extend(located);
                 }
-                continue;
+                facts.tree = Some(tree);
+                self.files.push(facts);
+                return;
             }
         };
-        if let Some(settings) = file.settings {
-            match &settings_from {
-                Some((first, earlier))
-                    if earlier.on_error != settings.on_error || earlier.log != settings.log =>
-                {
+        if let Some(settings) = &file.settings {
+            let first = self
+                .files
+                .iter()
+                .find_map(|f| f.settings.as_ref().map(|s| (f, s)));
+            if let Some((first, earlier)) = first {
+                if earlier.on_error != settings.on_error || earlier.log != settings.log {
                     let span = tree
                         .entry("settings")
                         .map(|e| e.key_span)
@@ -344,32 +479,34 @@ pub fn load_sources_with(
                     diags.push(
                         Diagnostic::error(
                             "settings::conflict",
-                            format!("settings differ from those in {}", first.name()),
+                            format!("settings differ from those in {}", first.source.name()),
                         )
                         .at(&source, span)
                         .help("a policy set has one `settings`; keep it in one file"),
                     );
                 }
-                Some(_) => {}
-                None => settings_from = Some((source.clone(), settings)),
             }
         }
         let rule_nodes = rule_nodes(&tree);
+        let pack: Option<Arc<str>> = facts.pack.as_deref().map(Arc::from);
         for (rule, node) in file.rules.into_iter().zip(rule_nodes) {
-            let order = set.rules.len();
-            set.rules.push(LoadedRule {
+            let order = self.set.rules.len();
+            self.set.rules.push(LoadedRule {
                 rule,
                 file: source.clone(),
                 node: node.clone(),
                 order,
+                layer,
+                pack: pack.clone(),
+                overlay: None,
+                shipped,
             });
         }
+        facts.settings = file.settings;
+        facts.selection = file.packs;
+        facts.tree = Some(tree);
+        self.files.push(facts);
     }
-    if let Some((file, settings)) = settings_from {
-        set.settings = settings;
-        set.settings_dir = file.path.parent().map(Path::to_path_buf);
-    }
-    (set, diags)
 }
 
 /// The typed model refused a file the schema accepts. Not expected (both
@@ -395,16 +532,17 @@ fn rule_nodes(tree: &Node) -> Vec<&Node> {
 
 /// From a file with structural errors, keep the rules that have none.
 fn load_clean_rules(
-    checker: &SchemaChecker<'_>,
     source: &Arc<SourceFile>,
     tree: &Node,
+    layer: usize,
+    pack: Option<&str>,
+    shipped: bool,
     set: &mut PolicySet,
 ) {
     let schema = crate::model::schema();
     let Some(rule_schema) = schema.pointer("/$defs/Rule") else {
         return;
     };
-    let _ = checker;
     let rule_checker_root = {
         let mut root = rule_schema.clone();
         if let (Some(obj), Some(defs)) = (root.as_object_mut(), schema.get("$defs")) {
@@ -413,6 +551,7 @@ fn load_clean_rules(
         root
     };
     let rule_checker = SchemaChecker::new(&rule_checker_root);
+    let pack: Option<Arc<str>> = pack.map(Arc::from);
     for node in rule_nodes(tree) {
         if rule_checker
             .check(source, node)
@@ -429,6 +568,10 @@ fn load_clean_rules(
                 file: source.clone(),
                 node: node.clone(),
                 order,
+                layer,
+                pack: pack.clone(),
+                overlay: None,
+                shipped,
             });
         }
     }

@@ -202,14 +202,14 @@ fn harness_problems(source: &Arc<SourceFile>, tree: &Node) -> Vec<Diagnostic> {
     out
 }
 
-/// Rule ids in `matched`/`not_matched` that the tested policy does not have.
+/// Rule ids in `matched`/`not_matched`/`logged` that the tested policy does not have.
 pub fn unknown_rules(loaded: &Loaded, ids: &[&str]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for case in cases(&loaded.tree) {
         let Some(expect) = case.get("expect") else {
             continue;
         };
-        for key in ["matched", "not_matched"] {
+        for key in ["matched", "not_matched", "logged"] {
             let Some(Value::Seq(items)) = expect.get(key).map(|n| &n.value) else {
                 continue;
             };
