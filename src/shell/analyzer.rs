@@ -122,6 +122,27 @@ impl Analyzer {
 
     fn finish(mut self) -> ShellAnalysis {
         self.commands.sort_by(|a, b| a.0.cmp(&b.0));
+        // Targets are resolved against the project root. A line that changes
+        // directory anywhere (`cd / && rm -rf usr`, `(cd ~; rm -rf *)`), or a
+        // wrapper that can (`env -C`, `sudo -D`), leaves relative targets
+        // unknown rather than wrongly inside the project.
+        let line_moves = self
+            .commands
+            .iter()
+            .any(|(_, c)| matches!(c.program.as_str(), "cd" | "pushd" | "popd" | "chdir"));
+        for (_, command) in &mut self.commands {
+            let wrapper_moves = command.wrappers.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "env" | "sudo" | "doas" | "su" | "runuser" | "setpriv"
+                )
+            });
+            if line_moves || wrapper_moves {
+                for target in &mut command.targets {
+                    target.cwd_moved = true;
+                }
+            }
+        }
         ShellAnalysis {
             commands: self.commands.into_iter().map(|(_, c)| c).collect(),
             opaque: self.opaque,
@@ -428,6 +449,7 @@ fn command_targets(program: &str, args: &[Word], launched: &Launched) -> Vec<Tar
                 literal: w.literal,
                 pattern: w.pattern,
                 contents: true,
+                cwd_moved: false,
             }));
         } else {
             found.push(target);

@@ -32,6 +32,11 @@ pub struct Target {
     /// The command acts on what lies inside this directory (find's starting
     /// points, and what `find -exec ... {}` is handed).
     pub contents: bool,
+    /// The line may run this command in another directory than the project
+    /// root (`cd`, `pushd`, a wrapper that changes directory): a relative
+    /// path, or `$PWD`, then names an unknown place.
+    #[serde(skip)]
+    pub cwd_moved: bool,
 }
 
 impl Target {
@@ -41,6 +46,7 @@ impl Target {
             literal: word.literal,
             pattern: word.pattern,
             contents: false,
+            cwd_moved: false,
         }
     }
 
@@ -51,6 +57,7 @@ impl Target {
             literal: false,
             pattern: false,
             contents: false,
+            cwd_moved: false,
         }
     }
 }
@@ -229,12 +236,14 @@ fn find_starting_points(args: &[Word]) -> Vec<Target> {
         .take_while(|w| !(w.text.starts_with('-') || matches!(w.text.as_str(), "(" | "!" | ",")))
         .map(|w| Target {
             contents: true,
+            cwd_moved: false,
             ..Target::of(w)
         })
         .collect();
     if points.is_empty() {
         points.push(Target {
             contents: true,
+            cwd_moved: false,
             ..Target::of(&Word::literal("."))
         });
     }
@@ -347,6 +356,10 @@ pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarge
     let Some(text) = expand_known_variables(target, root) else {
         return unknown();
     };
+    if target.cwd_moved && !(text.starts_with('/') || text.starts_with('~')) {
+        // Relative to a directory the line changed to: not known lexically.
+        return unknown();
+    }
     if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
         // `~name`: another user's home, not known lexically.
         return unknown();
@@ -397,6 +410,9 @@ fn expand_known_variables(target: &Target, root: &str) -> Option<String> {
         return Some(target.text.clone());
     }
     let text = target.text.as_str();
+    if target.cwd_moved && (text.starts_with("$PWD") || text.starts_with("${PWD}")) {
+        return None;
+    }
     for (names, value) in [
         (["$HOME", "${HOME}"], "~"),
         (["$PWD", "${PWD}"], root),
