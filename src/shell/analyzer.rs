@@ -117,7 +117,25 @@ impl Analyzer {
                 }),
             }
         }
-        analyzer.finish()
+        // A line that sets HOME, PWD or TMPDIR (`TMPDIR=/ rm -rf $TMPDIR/x`,
+        // `export HOME=/`) changes what `~` and those variables name.
+        let sets_places = ["HOME=", "PWD=", "TMPDIR="]
+            .iter()
+            .any(|v| line.contains(v));
+        let mut analysis = analyzer.finish();
+        for command in &mut analysis.commands {
+            // A command run on another machine acts on its paths, not ours.
+            let remote = command.via.iter().any(|v| v.starts_with("ssh"));
+            if sets_places || remote {
+                for target in &mut command.targets {
+                    if remote {
+                        target.literal = false;
+                    }
+                    target.place_unknown = true;
+                }
+            }
+        }
+        analysis
     }
 
     fn finish(mut self) -> ShellAnalysis {
@@ -450,6 +468,7 @@ fn command_targets(program: &str, args: &[Word], launched: &Launched) -> Vec<Tar
                 pattern: w.pattern,
                 contents: true,
                 cwd_moved: false,
+                place_unknown: false,
             }));
         } else {
             found.push(target);

@@ -37,6 +37,11 @@ pub struct Target {
     /// path, or `$PWD`, then names an unknown place.
     #[serde(skip)]
     pub cwd_moved: bool,
+    /// The line sets `HOME`, `PWD` or `TMPDIR` itself, or the command runs
+    /// on another machine (through `ssh`): `~` and variables, or every path
+    /// for a remote command, name an unknown place.
+    #[serde(skip)]
+    pub place_unknown: bool,
 }
 
 impl Target {
@@ -47,6 +52,7 @@ impl Target {
             pattern: word.pattern,
             contents: false,
             cwd_moved: false,
+            place_unknown: false,
         }
     }
 
@@ -58,6 +64,7 @@ impl Target {
             pattern: false,
             contents: false,
             cwd_moved: false,
+            place_unknown: false,
         }
     }
 }
@@ -174,6 +181,11 @@ fn plain(
     while let Some(word) = args.get(i) {
         i += 1;
         let text = word.text.as_str();
+        if !options_done && !word.literal && text.starts_with('-') {
+            // `-rf${IFS}/`: an expansion inside an option word may split
+            // into more words at run time, operands among them.
+            found.push(Target::unknown(text));
+        }
         if options_done
             || !word.literal && !text.starts_with('-')
             || !text.starts_with('-')
@@ -237,6 +249,7 @@ fn find_starting_points(args: &[Word]) -> Vec<Target> {
         .map(|w| Target {
             contents: true,
             cwd_moved: false,
+            place_unknown: false,
             ..Target::of(w)
         })
         .collect();
@@ -244,6 +257,7 @@ fn find_starting_points(args: &[Word]) -> Vec<Target> {
         points.push(Target {
             contents: true,
             cwd_moved: false,
+            place_unknown: false,
             ..Target::of(&Word::literal("."))
         });
     }
@@ -353,6 +367,9 @@ pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarge
         path: String::new(),
         class: TargetClass::Unknown,
     };
+    if target.place_unknown && (!target.literal || target.text.starts_with('~')) {
+        return unknown();
+    }
     let Some(text) = expand_known_variables(target, root) else {
         return unknown();
     };
