@@ -6,6 +6,7 @@
 //! never pays for the CEL of `pre_api_request` rules.
 
 pub mod index;
+pub mod prepared;
 
 use crate::catalogue::{self, EffectKind, HookClass, HookPoint};
 use crate::diagnostic::{did_you_mean, Diagnostic};
@@ -327,11 +328,32 @@ pub struct CompiledPolicy {
     pub on_error: Option<OnError>,
     /// Where decisions are logged, resolved against the settings file.
     pub log: Option<std::path::PathBuf>,
+    /// A policy for one hook loaded from its prepared form (see
+    /// [`prepared`]): `rules` is empty and rules are compiled on first use.
+    pub deferred: Option<prepared::DeferredRules>,
 }
 
 impl CompiledPolicy {
     pub fn plan(&self, hook: &str) -> Option<&HookPlan> {
         self.plans.get(hook)
+    }
+
+    /// Rule `index` of the decision order (the numbers a [`HookPlan`]
+    /// holds), compiled now if the policy defers compilation.
+    pub fn rule(&self, index: usize) -> Result<&CompiledRule, &str> {
+        match &self.deferred {
+            Some(deferred) => deferred.get(index),
+            None => self.rules.get(index).ok_or("no such rule"),
+        }
+    }
+
+    /// A rule by id, among those compiled (a deferred policy has compiled
+    /// the rules its decisions visited, which include every rule that matched).
+    pub fn find_rule(&self, id: &str) -> Option<&CompiledRule> {
+        match &self.deferred {
+            Some(deferred) => deferred.compiled().find(|r| r.id == id),
+            None => self.rules.iter().find(|r| r.id == id),
+        }
     }
 
     /// The hooks at least one rule applies to, in catalogue order.
@@ -378,6 +400,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         plans,
         on_error: set.settings.on_error,
         log,
+        deferred: None,
     };
     (policy, diags)
 }
