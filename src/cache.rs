@@ -103,8 +103,10 @@ struct Header {
     rules: Vec<(usize, usize)>,
 }
 
-/// The entry for `hook` of a policy compiled for that hook alone.
-fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Vec<u8> {
+/// The entry for `hook` of a policy compiled for that hook alone, from
+/// the set it was compiled from (public so that tests can compare the
+/// decisions of [`decode`]'s policy with the compiled one's).
+pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Vec<u8> {
     let by_order: std::collections::HashMap<usize, &LoadedRule> =
         set.rules.iter().map(|r| (r.order, r)).collect();
     let mut body = Vec::new();
@@ -151,7 +153,7 @@ fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Ve
 }
 
 /// The policy an entry holds, if it is whole and written for `key`.
-fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
+pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
     let mut lines = bytes.splitn(4, |&b| b == b'\n');
     if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
         return None;
@@ -159,11 +161,11 @@ fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
     let sums = std::str::from_utf8(lines.next()?).ok()?;
     let rest_at = bytes.len() - lines.next()?.len();
     let mut fields = sums.split(' ');
-    let sum = u64::from_str_radix(fields.next()?, 16).ok()?;
+    let sum = fields.next()?;
     let len: usize = fields.next()?.parse().ok()?;
     let header_len: usize = fields.next()?.parse().ok()?;
     let rest = &bytes[rest_at..];
-    if rest.len() != len || header_len > len || checksum(rest) != sum {
+    if rest.len() != len || header_len > len || format!("{:016x}", checksum(rest)) != sum {
         return None;
     }
     let header: Header = serde_json::from_slice(&rest[..header_len]).ok()?;
