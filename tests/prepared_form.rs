@@ -98,7 +98,11 @@ fn payload() -> impl Strategy<Value = (&'static str, Value)> {
                 let first = obj.keys().next().cloned().unwrap();
                 obj.insert(first, json!(7));
             }
-            2 if hook == "pre_fetch_url" => {
+            2 if hook == "pre_shell_exec" => {
+                // Longer than the sorted-literal search takes: the automaton path.
+                payload["command"] = json!(format!("{} {w}", text.repeat(2100)));
+            }
+            3 if hook == "pre_fetch_url" => {
                 payload["url"] = json!(format!("https://{w}.test/"));
             }
             _ => {}

@@ -126,6 +126,11 @@ pub struct SubstringIndex {
     positions: HashMap<String, usize>,
     rules: Vec<Vec<usize>>,
     automaton: Option<aho_corasick::AhoCorasick>,
+    /// For an index loaded from its prepared form: the literals are in byte
+    /// order, and each has the position of the longest other literal that
+    /// is a prefix of it. Short texts are then searched without building
+    /// the automaton (see [`index::SortedLiterals`]).
+    sorted: Option<index::SortedLiterals>,
 }
 
 impl SubstringIndex {
@@ -136,6 +141,7 @@ impl SubstringIndex {
             positions: HashMap::new(),
             rules: Vec::new(),
             automaton: None,
+            sorted: None,
         }
     }
 
@@ -151,16 +157,20 @@ impl SubstringIndex {
         }
     }
 
+    fn automaton_now(&self) -> Option<aho_corasick::AhoCorasick> {
+        aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(&self.literals)
+            .ok()
+    }
+
     fn build(&mut self) {
         // Patterns are short literals from conditions, so this cannot fail
         // in practice; if it did, every rule would stay a candidate.
         // A contiguous NFA: built in a fraction of the time of a DFA (which
         // matters when a plugin process builds it for one decision), and
         // searched nearly as fast over a command line or a path.
-        self.automaton = aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(&self.literals)
-            .ok();
+        self.automaton = self.automaton_now();
     }
 }
 
@@ -273,12 +283,28 @@ impl HookPlan {
             }
         }
         for index in &self.substrings {
-            match (payload.get(&index.field), &index.automaton) {
-                (Some(Json::String(text)), Some(automaton)) => {
+            match (payload.get(&index.field), &index.automaton, &index.sorted) {
+                (Some(Json::String(text)), _, Some(sorted))
+                    if text.len() <= index::SortedLiterals::MAX_TEXT =>
+                {
+                    sorted.each_occurring(&index.literals, text.as_bytes(), |i| {
+                        out.extend_from_slice(&index.rules[i])
+                    });
+                }
+                (Some(Json::String(text)), Some(automaton), _) => {
                     for m in automaton.find_overlapping_iter(text.as_str()) {
                         out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
                     }
                 }
+                // A long text and a loaded index: the automaton, built now.
+                (Some(Json::String(text)), None, Some(_)) => match index.automaton_now() {
+                    Some(automaton) => {
+                        for m in automaton.find_overlapping_iter(text.as_str()) {
+                            out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
+                        }
+                    }
+                    None => out.extend(index.rules.iter().flatten()),
+                },
                 _ => out.extend(index.rules.iter().flatten()),
             }
         }

@@ -32,7 +32,8 @@ pub struct PlanForm {
     rule_count: usize,
     always: Vec<usize>,
     fields: Vec<(String, HashMap<String, Vec<usize>>)>,
-    /// Per field, each literal with its rules, in automaton pattern order.
+    /// Per field, each literal with its rules, in byte order of the
+    /// literals (see [`super::index::SortedLiterals`]).
     substrings: Vec<(String, Vec<(String, Vec<usize>)>)>,
     programs: Option<HashMap<String, Vec<usize>>>,
     hosts: Option<(HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>)>,
@@ -54,8 +55,14 @@ impl PlanForm {
                 .substrings
                 .iter()
                 .map(|s| {
-                    let pairs = s.literals.iter().cloned().zip(s.rules.iter().cloned());
-                    (s.field.clone(), pairs.collect())
+                    let mut pairs: Vec<(String, Vec<usize>)> = s
+                        .literals
+                        .iter()
+                        .cloned()
+                        .zip(s.rules.iter().cloned())
+                        .collect();
+                    pairs.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                    (s.field.clone(), pairs)
                 })
                 .collect(),
             programs: plan.programs.as_ref().map(|p| p.by_program.clone()),
@@ -97,20 +104,19 @@ impl PlanForm {
         if !ok {
             return None;
         }
-        let substrings = self
-            .substrings
-            .into_iter()
-            .map(|(field, pairs)| {
-                let mut index = SubstringIndex::new(field);
-                for (literal, rules) in pairs {
-                    index.literals.push(literal);
-                    index.rules.push(rules);
-                }
-                // `positions` only serves `add`, which a loaded index never sees.
-                index.build();
-                index
-            })
-            .collect();
+        let mut substrings = Vec::with_capacity(self.substrings.len());
+        for (field, pairs) in self.substrings {
+            let mut index = SubstringIndex::new(field);
+            for (literal, rules) in pairs {
+                index.literals.push(literal);
+                index.rules.push(rules);
+            }
+            // Short texts are searched in the sorted literals; the automaton
+            // is built only for the rare long one. `positions` only serves
+            // `add`, which a loaded index never sees.
+            index.sorted = Some(super::index::SortedLiterals::check(&index.literals)?);
+            substrings.push(index);
+        }
         Some(HookPlan {
             always: self.always,
             indexes: self
