@@ -214,7 +214,10 @@ fn string_literal(expr: &IdedExpr) -> Option<String> {
 /// it below that length finds the others: the same set of literals as an
 /// overlapping automaton search, for a binary search or two per byte.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SortedLiterals(());
+pub struct SortedLiterals {
+    /// The bytes some literal starts with: other positions are skipped.
+    first_bytes: [u64; 4],
+}
 
 impl SortedLiterals {
     /// Longer texts are searched with the automaton.
@@ -225,7 +228,15 @@ impl SortedLiterals {
         let ordered = literals
             .windows(2)
             .all(|w| w[0].as_bytes() < w[1].as_bytes());
-        (ordered && !literals.iter().any(String::is_empty)).then_some(SortedLiterals(()))
+        if !ordered || literals.iter().any(String::is_empty) {
+            return None;
+        }
+        let mut first_bytes = [0u64; 4];
+        for l in literals {
+            let b = l.as_bytes()[0];
+            first_bytes[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        Some(SortedLiterals { first_bytes })
     }
 
     /// Calls `found` with the position of every literal occurring in `text`
@@ -233,6 +244,10 @@ impl SortedLiterals {
     pub fn each_occurring(&self, literals: &[String], text: &[u8], mut found: impl FnMut(usize)) {
         for start in 0..text.len() {
             let rest = &text[start..];
+            let b = rest[0];
+            if self.first_bytes[usize::from(b >> 6)] & (1 << (b & 63)) == 0 {
+                continue;
+            }
             let mut limit = rest.len();
             while limit > 0 {
                 let s = &rest[..limit];
