@@ -25,18 +25,25 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+/// Rule lists filed under strings (values, programs, hosts).
+type Filed = HashMap<String, Vec<usize>>;
+
+/// A required substring and the rules that require it.
+type Literal = (String, Vec<usize>);
+
 /// The decision tree of one hook as stored: [`HookPlan`] without its
 /// automaton and glob set, which are rebuilt from the literals and patterns.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PlanForm {
     rule_count: usize,
     always: Vec<usize>,
-    fields: Vec<(String, HashMap<String, Vec<usize>>)>,
+    fields: Vec<(String, Filed)>,
     /// Per field, each literal with its rules, in byte order of the
     /// literals (see [`super::index::SortedLiterals`]).
-    substrings: Vec<(String, Vec<(String, Vec<usize>)>)>,
-    programs: Option<HashMap<String, Vec<usize>>>,
-    hosts: Option<(HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>)>,
+    substrings: Vec<(String, Vec<Literal>)>,
+    programs: Option<Filed>,
+    /// Exact hosts, then domains.
+    hosts: Option<(Filed, Filed)>,
     /// Each glob with its rule.
     globs: Option<Vec<(String, usize)>>,
 }
@@ -55,7 +62,7 @@ impl PlanForm {
                 .substrings
                 .iter()
                 .map(|s| {
-                    let mut pairs: Vec<(String, Vec<usize>)> = s
+                    let mut pairs: Vec<Literal> = s
                         .literals
                         .iter()
                         .cloned()
@@ -84,7 +91,7 @@ impl PlanForm {
     /// damaged entry: the caller falls back to the YAML).
     pub fn into_plan(self, rules: usize) -> Option<HookPlan> {
         let in_range = |list: &[usize]| list.iter().all(|&i| i < rules);
-        let maps_ok = |m: &HashMap<String, Vec<usize>>| m.values().all(|l| in_range(l));
+        let maps_ok = |m: &Filed| m.values().all(|l| in_range(l));
         let ok = self.rule_count <= rules
             && in_range(&self.always)
             && self.fields.iter().all(|(_, m)| maps_ok(m))
