@@ -157,6 +157,10 @@ impl SubstringIndex {
         }
     }
 
+    /// Patterns are short literals from conditions, so this cannot fail in
+    /// practice; if it did, every rule would stay a candidate. A contiguous
+    /// NFA: built in a fraction of the time of a DFA, and searched nearly
+    /// as fast over a command line or a path.
     fn automaton_now(&self) -> Option<aho_corasick::AhoCorasick> {
         aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
@@ -165,11 +169,6 @@ impl SubstringIndex {
     }
 
     fn build(&mut self) {
-        // Patterns are short literals from conditions, so this cannot fail
-        // in practice; if it did, every rule would stay a candidate.
-        // A contiguous NFA: built in a fraction of the time of a DFA (which
-        // matters when a plugin process builds it for one decision), and
-        // searched nearly as fast over a command line or a path.
         self.automaton = self.automaton_now();
     }
 }
