@@ -92,7 +92,7 @@ for n in $sizes; do
     floor=$(tr ' ' '\n' <<< "${got[floor]}" | grep . | median)
     for b in "${binaries[@]}"; do
       m=$(tr ' ' '\n' <<< "${got[${b%%:*}]}" | grep . | median)
-      printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$mode" "${b%%:*}" "$m" "$(echo "scale=2; $m / $floor" | bc)"
+      printf '%s\t%s\t%s\t%.3f\t%.2f\n' "$n" "$mode" "${b%%:*}" "$m" "$(echo "scale=4; $m / $floor" | bc)"
     done
     unset got
   done
