@@ -1,7 +1,8 @@
 //! The prepared form of a hook's policy (src/compile/prepared.rs, stored by
 //! src/cache.rs) must decide exactly as the policy compiled from its YAML:
 //! random policies (literal, substring, program, host, glob and catch-all
-//! rules, several hooks per rule, priorities, effects with expressions) and
+//! rules, several hooks per rule, priorities, deny rules of every
+//! specificity, effects with expressions) and
 //! random payloads built from the same small vocabulary, so that rules
 //! match, miss, collide and fail. 64 cases per run in CI;
 //! `PROPTEST_CASES=N` for a deeper look.
@@ -38,7 +39,7 @@ fn word() -> impl Strategy<Value = &'static str> {
 /// One rule's YAML (without the id line's indentation).
 fn rule() -> impl Strategy<Value = String> {
     let priority = prop::option::of(-3i64..3);
-    (0u8..13, word(), word(), priority).prop_map(|(kind, w, v, priority)| {
+    (0u8..15, word(), word(), priority).prop_map(|(kind, w, v, priority)| {
         let body = match kind {
             0 => format!("hook: pre_tool\n    when: tool_name == '{w}'\n    block: \"no {w} for ${{{{ tool_name }}}}\""),
             1 => format!("hook: pre_tool\n    when: tool_name in ['{w}', '{v}'] && has(arguments.force)\n    arguments: {{ force: false, note: '{v}' }}"),
@@ -52,7 +53,11 @@ fn rule() -> impl Strategy<Value = String> {
             9 => format!("hook: pre_fetch_url\n    when: has(payload.url) && url.contains('/{w}/')\n    deny: \"path {w}\""),
             10 => format!("hook: pre_file_read\n    path: {{ glob: \"/s/{w}/**\" }}\n    deny: \"secret {w}\""),
             11 => format!("hook: pre_api_request\n    when: context_name == '{w}'\n    request: {{ temperature: 0.5, tag: '{v}' }}"),
-            _ => format!("hook: pre_api_tools\n    when: context_name != '{w}'\n    tools: {{ exclude: [\"{v}\", \"type:shell\"] }}"),
+            12 => format!("hook: pre_api_tools\n    when: context_name != '{w}'\n    tools: {{ exclude: [\"{v}\", \"type:shell\"] }}"),
+            // Deny rules of every specificity, so that the reason chosen among
+            // equal priorities (the most specific) is compared too.
+            13 => format!("hook: pre_shell_exec\n    deny: \"always {w}\""),
+            _ => format!("hook: pre_shell_exec\n    shell: {{ opaque: true }}\n    deny: \"opaque {w}\""),
         };
         match priority {
             Some(p) => format!("{body}\n    priority: {p}"),
