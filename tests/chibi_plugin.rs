@@ -76,7 +76,7 @@ fn pre_shell_exec_denies_the_captured_rm_rf() {
     assert_eq!(reply["denied"], json!(true), "{reply}");
     let reason = reply["reason"].as_str().unwrap();
     assert!(
-        reason.contains("rm -rf") && reason.contains("core.recursive-force-delete"),
+        reason.contains("recursive delete") && reason.contains("core.recursive-force-delete"),
         "{reason}"
     );
 }

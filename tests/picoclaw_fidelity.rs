@@ -55,7 +55,7 @@ fn a_tool_call_of_two_mib_is_decided_in_time() {
     let mut args = json!({"command": "rm -rf /"});
     args["pad"] = json!("y".repeat(2 * MIB));
     let (outcome, took) = hook.before_tool(tool_call("main", "exec", args));
-    assert_denied(&outcome, "rm -rf");
+    assert_denied(&outcome, "core.recursive-force-delete");
     assert!(took < picoclaw_client::INTERCEPTOR_TIMEOUT, "{took:?}");
     assert!(hook.close());
 }
@@ -126,7 +126,7 @@ fn lines_over_the_read_limit_get_the_hooks_failure_answer_on_time() {
         "exec",
         json!({"command": "sudo rm -fr /"}),
     ));
-    assert_denied(&outcome, "rm");
+    assert_denied(&outcome, "core.recursive-force-delete");
     assert!(!hook.reader_died());
     assert!(hook.close());
 }
@@ -303,7 +303,7 @@ fn serve_writes_one_log_line_per_decision() {
     let log = dir.path().join("decisions.jsonl");
     let hook = mount(shipped().env("HOOK_POLICY_LOG", log.to_str().unwrap()));
     let (o, _) = hook.before_tool(tool_call("main", "exec", json!({"command": "rm -rf /"})));
-    assert_denied(&o, "rm");
+    assert_denied(&o, "core.recursive-force-delete");
     let (o, _) = hook.before_tool(tool_call("main", "exec", json!({"command": "ls"})));
     assert_runs(&o);
     let (a, _) = hook.approve_tool(tool_call("main", "exec", json!({"command": "ls"})));
@@ -492,7 +492,7 @@ fn the_default_agent_main_can_read_write_and_list() {
     }
     // The guards still hold there.
     let (o, _) = hook.before_tool(tool_call("main", "read_file", json!({"path": ".env"})));
-    assert_denied(&o, ".env");
+    assert_denied(&o, "file-secrets.credential-file");
     assert!(hook.close());
 }
 
@@ -507,7 +507,7 @@ fn go_escaping_and_every_mode_round_trip() {
         "exec",
         json!({"command": "true && rm -rf / > /dev/null 2>&1 < /dev/null"}),
     ));
-    assert_denied(&o, "rm");
+    assert_denied(&o, "core.recursive-force-delete");
     // Observer notifications get no reply, and nothing is dropped.
     hook.notify("hook.runtime_event", json!({"Kind": 1}));
     let (o, _) = hook.before_tool(tool_call("main", "exec", json!({"command": "ls"})));
@@ -540,14 +540,14 @@ fn typing_into_a_background_shell_is_shell_input() {
     ));
     assert_denied(
         &exec(json!({"action": "write", "sessionId": "s1", "data": "rm -rf /\n"})),
-        "rm -rf",
+        "core.recursive-force-delete",
     );
     // Line editing is replayed: `ls`, two Left presses, then the rest.
     assert_denied(
         &exec(
             json!({"action": "write", "sessionId": "s1", "data": "ls\u{1b}[D\u{1b}[Drm -rf / #\r"}),
         ),
-        "rm -rf",
+        "core.recursive-force-delete",
     );
     // History recall types what we cannot see: refused as unknowable.
     assert_denied(
@@ -575,10 +575,13 @@ fn send_file_load_image_cron_and_mcp_tools_are_guarded() {
     let hook = mount(shipped());
     let call = |tool: &str, args: Value| hook.before_tool(tool_call("main", tool, args)).0;
     // send_file hands a file to the chat, load_image reads one: file reads.
-    assert_denied(&call("send_file", json!({"path": ".env"})), ".env");
+    assert_denied(
+        &call("send_file", json!({"path": ".env"})),
+        "file-secrets.credential-file",
+    );
     assert_denied(
         &call("load_image", json!({"path": "~/.ssh/id_rsa"})),
-        "keys",
+        "file-secrets.credential-file",
     );
     assert_runs(&call("send_file", json!({"path": "report.pdf"})));
     // cron schedules a shell command.
@@ -587,14 +590,14 @@ fn send_file_load_image_cron_and_mcp_tools_are_guarded() {
             "cron",
             json!({"action": "add", "message": "tidy", "command": "rm -rf ~", "every_seconds": 60}),
         ),
-        "rm -rf",
+        "core.recursive-force-delete",
     );
     assert_runs(&call("cron", json!({"action": "list"})));
     // MCP tools are mcp_<server>_<tool>: their command and url arguments
     // are still judged.
     assert_denied(
         &call("mcp_box_run", json!({"command": "rm -rf /"})),
-        "rm -rf",
+        "core.recursive-force-delete",
     );
     assert!(hook.close());
 

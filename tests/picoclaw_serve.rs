@@ -254,11 +254,11 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "rm -rf /",
         "sudo rm -fr /",
         "bash -c 'rm -r -f ~'",
-        "rm --recursive --force build",
+        "rm --recursive --force /etc",
         "cd /tmp && rm -R -f x",
     ] {
         let reply = s.before_tool("exec", json!({"command": command}));
-        assert_denied(&reply, "rm -rf");
+        assert_denied(&reply, "core.recursive-force-delete");
         assert!(
             reply["reason"]
                 .as_str()
@@ -302,7 +302,7 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "hook.before_tool",
         json!({"tool": "read_file", "arguments": {"path": ".env"}, "meta": {"AgentID": "coding"}}),
     );
-    assert_denied(&env, ".env");
+    assert_denied(&env, "file-secrets.credential-file");
     // tool-gate.yaml rewrites arguments: the call comes back modified.
     assert_eq!(
         s.before_tool("shell_exec", json!({"command": "make", "timeout": 600})),
@@ -332,7 +332,10 @@ fn approve_tool_refuses_cloud_metadata_and_approves_harmless_calls() {
     );
     assert_eq!(reply["approved"], json!(false), "{reply}");
     assert!(
-        reply["reason"].as_str().unwrap().contains("cloud metadata"),
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("urls.internal-destination"),
         "{reply}"
     );
     let reply = s.approve_tool("exec", json!({"command": "sudo rm -fr /"}));
@@ -526,7 +529,7 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
     assert!(reply["result"].is_object(), "{reply}");
     assert_denied(
         &s.before_tool("exec", json!({"command": "rm -rf /"})),
-        "rm -rf",
+        "core.recursive-force-delete",
     );
     assert!(s.close(Duration::from_secs(10)).success());
 }
