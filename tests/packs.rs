@@ -46,20 +46,23 @@ fn policy_packs_lists_and_shows_what_ships() {
         .find(|l| l.starts_with("core "))
         .unwrap_or_else(|| panic!("no core line in {text}"));
     let words: Vec<&str> = core.split_whitespace().collect();
-    assert_eq!(&words[1..4], ["1", "yes", "5"], "{core}");
-    assert!(core.contains("Recursive forced deletes"), "{core}");
+    assert_eq!(&words[1..4], ["2", "yes", "3"], "{core}");
+    assert!(
+        core.contains("Recursive deletes outside the project"),
+        "{core}"
+    );
 
     let out = policy(&["packs", "show", "core"], b"");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for expected in [
         "core.recursive-force-delete  [critical; deny; pre_shell_exec]",
-        "why: Recursive, forced deletion destroys work",
-        "reason: recursive forced delete (rm -rf) is not allowed; delete specific files instead",
+        "why: A recursive delete of `/`, the home directory",
+        "reason: recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user",
         "tests (",
         "sudo rm -fr is denied",
         "pre_shell_exec: sudo rm -fr /  =>  denied; matches core.recursive-force-delete",
-        "a normal push passes",
+        "cleaning build output inside the project is routine",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
@@ -83,7 +86,7 @@ fn the_committed_pack_reference_is_fresh() {
         generated == committed,
         "docs/packs.md is stale: run `cargo run -- packs --markdown > docs/packs.md`"
     );
-    assert!(generated.contains("| [`core`](#core) | 1 | yes | 5 |"));
+    assert!(generated.contains("| [`core`](#core) | 2 | yes | 3 |"));
 }
 
 #[test]
@@ -92,7 +95,7 @@ fn the_shipped_policies_enable_the_recommended_packs() {
     let reply = eval_shell(&[&policies], "sudo rm -rf /");
     assert_eq!(
         reply["reason"],
-        "recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: core.recursive-force-delete]"
+        "recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user [hook-policy rule: core.recursive-force-delete]"
     );
     assert_eq!(
         eval_shell(&[&policies], "cargo test && git status"),
@@ -109,12 +112,12 @@ fn check_names_every_wrong_reference_with_a_suggestion() {
         "p.yaml",
         "version: 1
 packs:
-  enable: [recomended, core]
-  disable: [core.force-pus]
+  enable: [recomended, core, git]
+  disable: [git.push-forc]
   outcome:
     corez: log
   except:
-    - rules: core.force-push
+    - rules: git.push-force
       paths: [\"x/**\"]
     - rules: core.recursive-force-delete
       hosts: [\"*\"]
@@ -122,7 +125,7 @@ packs:
       commands: [\"rm -rf build\"]
       paths: [\"build/**\"]
     - rules: core.recursive-force-delete
-      commands: [\"rm -rf build\"]
+      commands: [\"rm -rf ../build\"]
 ",
     );
     let (ok, text) = check(&[&p]);
@@ -132,13 +135,13 @@ packs:
         "no pack named `recomended`",
         "did you mean `recommended`?",
         "p.yaml:4:13",
-        "no pack rule named `core.force-pus`",
-        "did you mean `core.force-push`?",
+        "no pack rule named `git.push-forc`",
+        "did you mean `git.push-force`?",
         "p.yaml:6:5",
         "no pack named `corez`",
         "did you mean `core`?",
         "p.yaml:8:14",
-        "`core.force-push` never sees a path: this exception could never apply",
+        "`git.push-force` never sees a path: this exception could never apply",
         "p.yaml:11:15",
         "`*` would except every host",
         "exactly one of `paths`, `commands` and `hosts`",
@@ -169,13 +172,13 @@ fn disable_outcome_and_exceptions_change_only_what_they_name() {
         "version: 1
 packs:
   enable: [recommended]
-  disable: [core.world-writable]
+  disable: [filesystem.world-writable]
   outcome:
-    core.force-push: ask
+    git.push-force: ask
   except:
     - rules: core.recursive-force-delete
-      commands: [\"rm -rf node_modules\"]
-      reason: npm ci reinstalls them
+      commands: [\"rm -rf ../build\"]
+      reason: the sibling build directory is ours
 ",
     );
     let (ok, text) = check(&[&p]);
@@ -184,14 +187,15 @@ packs:
     assert_eq!(eval_shell(&[&p], "chmod 777 x"), json!({}));
     assert!(denied(&eval_shell(&[&p], "sudo bash")));
     // The exception covers its exact line only.
-    assert_eq!(eval_shell(&[&p], "rm -rf node_modules"), json!({}));
-    assert_eq!(eval_shell(&[&p], "  rm -rf node_modules\n"), json!({}));
+    assert!(denied(&eval_shell(&[&p], "rm -rf ../dist")));
+    assert_eq!(eval_shell(&[&p], "rm -rf ../build"), json!({}));
+    assert_eq!(eval_shell(&[&p], "  rm -rf ../build\n"), json!({}));
     for wider in [
-        "rm -rf node_modules; rm -rf /",
-        "rm -rf node_modules && rm -rf ~",
-        "rm -rf node_modules /",
-        "sudo rm -rf node_modules",
-        "rm -rf ./node_modules",
+        "rm -rf ../build; rm -rf /",
+        "rm -rf ../build && rm -rf ~",
+        "rm -rf ../build /",
+        "rm -rf ../build ~",
+        "rm -rf ../build/..",
     ] {
         assert!(denied(&eval_shell(&[&p], wider)), "{wider}");
     }
@@ -204,11 +208,12 @@ packs:
             "--hook",
             "pre_shell_exec",
         ],
-        &shell("rm -rf node_modules"),
+        &shell("rm -rf ../build"),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("excepted by") && text.contains("p.yaml:8 (npm ci reinstalls them)"),
+        text.contains("excepted by")
+            && text.contains("p.yaml:8 (the sibling build directory is ours)"),
         "{text}"
     );
     // ask: Claude Code asks; Codex cannot ask, so it denies saying why.
@@ -338,11 +343,11 @@ fn a_later_policy_may_tighten_but_loosens_only_when_the_first_allows_it() {
         "version: 1
 settings: { on_error: fail_open }
 packs:
-  disable: [core.force-push]
+  disable: [git.push-force]
   outcome: { core.opaque-command: log }
   except:
     - rules: core
-      commands: [\"rm -rf build\"]
+      commands: [\"rm -rf ../build\"]
 ",
     );
     let (ok, text) = check(&[&base, &loosen]);
@@ -351,7 +356,7 @@ packs:
         "loosen.yaml:2:13",
         "a later policy may not make the policy fail open",
         "loosen.yaml:4:13",
-        "may not disable `core.force-push`: an earlier policy enabled it",
+        "may not disable `git.push-force`: an earlier policy enabled it",
         "may not weaken `core.opaque-command` from deny to log",
         "may not add an exception to `core.recursive-force-delete`",
         "set `settings:",
@@ -377,17 +382,17 @@ packs:
         "loosen.yaml",
         "version: 1
 packs:
-  disable: [core.force-push]
+  disable: [git.push-force]
   except:
     - rules: core
-      commands: [\"rm -rf build\"]
+      commands: [\"rm -rf ../build\"]
 ",
     );
     let (ok, text) = check(&[&base, &loosen]);
     assert!(ok, "{text}");
     assert_eq!(eval_shell(&[&base, &loosen], "git push --force"), json!({}));
-    assert_eq!(eval_shell(&[&base, &loosen], "rm -rf build"), json!({}));
-    assert!(denied(&eval_shell(&[&base, &loosen], "rm -rf src")));
+    assert_eq!(eval_shell(&[&base, &loosen], "rm -rf ../build"), json!({}));
+    assert!(denied(&eval_shell(&[&base, &loosen], "rm -rf ../src")));
 
     // Only the first policy decides that.
     let sneaky = dir.write(
@@ -407,7 +412,7 @@ const LOG_ONLY: &str = "version: 1
 settings: { log: decisions.jsonl }
 packs:
   enable: [recommended]
-  outcome: { core: log }
+  outcome: { core: log, git.push-force: log }
 ";
 
 fn log_lines(dir: &TempDir) -> Vec<Value> {
@@ -439,7 +444,7 @@ fn log_only_in_chibi_replies_nothing_and_logs_what_it_would_have_done() {
         json!([{
             "rule": "core.recursive-force-delete",
             "would": "deny",
-            "reason": "recursive forced delete (rm -rf) is not allowed; delete specific files instead"
+            "reason": "recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user"
         }])
     );
     assert_eq!(lines[1]["decision"], "none");
@@ -467,7 +472,7 @@ fn log_only_in_claude_code_replies_nothing_and_logs_what_it_would_have_done() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0]["harness"], "claude-code");
     assert_eq!(lines[0]["decision"], "log");
-    assert_eq!(lines[0]["logged"][0]["rule"], "core.force-push");
+    assert_eq!(lines[0]["logged"][0]["rule"], "git.push-force");
     assert_eq!(lines[0]["logged"][0]["would"], "deny");
 }
 
@@ -481,10 +486,10 @@ fn composition_survives_the_plugin_cache() {
         "version: 1
 packs:
   enable: [recommended]
-  outcome: { core.force-push: log }
+  outcome: { git.push-force: log }
   except:
     - rules: core.recursive-force-delete
-      commands: [\"rm -rf node_modules\"]
+      commands: [\"rm -rf ../build\"]
 ",
     );
     let home = ChibiHome::install(&[&p]);
@@ -499,8 +504,8 @@ packs:
     std::thread::sleep(std::time::Duration::from_millis(2100));
     for round in 0..2 {
         assert_eq!(ask("git push --force"), json!({}), "round {round}");
-        assert_eq!(ask("rm -rf node_modules"), json!({}), "round {round}");
-        assert!(denied(&ask("rm -rf node_modules /")), "round {round}");
+        assert_eq!(ask("rm -rf ../build"), json!({}), "round {round}");
+        assert!(denied(&ask("rm -rf ../build /")), "round {round}");
         assert!(denied(&ask("sudo bash")), "round {round}");
         let entries = std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
         assert_eq!(
@@ -515,15 +520,15 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
     let dir = TempDir::new("packs-test");
     dir.write(
         "p.yaml",
-        "version: 1\npacks:\n  enable: [core]\n  outcome: { core.force-push: log }\nrules:\n  - id: no-curl\n    hook: pre_shell_exec\n    shell: { program: curl }\n    deny: no curl\n",
+        "version: 1\npacks:\n  enable: [core]\n  outcome: { core.recursive-force-delete: log }\nrules:\n  - id: no-curl\n    hook: pre_shell_exec\n    shell: { program: curl }\n    deny: no curl\n",
     );
     dir.write(
         "p.test.yaml",
         "tests:
-  - name: force-push is only logged
+  - name: deleting / is only logged
     hook: pre_shell_exec
-    payload: { tool_name: shell_exec, command: git push -f }
-    expect: { reply: {}, logged: [core.force-push] }
+    payload: { tool_name: shell_exec, command: rm -rf / }
+    expect: { reply: {}, logged: [core.recursive-force-delete] }
   - name: curl is denied
     hook: pre_shell_exec
     payload: { tool_name: shell_exec, command: curl x }
@@ -531,7 +536,7 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
   - name: wrong expectation
     hook: pre_shell_exec
     payload: { tool_name: shell_exec, command: ls }
-    expect: { logged: [core.force-push] }
+    expect: { logged: [core.recursive-force-delete] }
 ",
     );
     let out = policy(
@@ -546,16 +551,16 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("test force-push is only logged ... ok"),
+        text.contains("test deleting / is only logged ... ok"),
         "{text}"
     );
     assert!(
-        text.contains("rule `core.force-push` was not logged (logged: none)"),
+        text.contains("rule `core.recursive-force-delete` was not logged (logged: none)"),
         "{text}"
     );
     assert!(text.contains("coverage: 100.0% of 1 rule(s)"), "{text}");
     assert!(
-        text.contains("5 rule(s) of shipped packs not counted"),
+        text.contains("3 rule(s) of shipped packs not counted"),
         "{text}"
     );
 }

@@ -41,6 +41,7 @@ const VERDICTS: &[(&str, Option<&str>)] = &[
     ("env", Some("no-env-files")),
     ("keys", Some("no-ssh-material")),
     ("outside", Some("no-writes-outside-project")),
+    ("cred", Some("file-secrets.credential-file")),
 ];
 
 /// The shipped policies compiled for every hook: reads and writes share it.

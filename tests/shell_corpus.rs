@@ -39,8 +39,12 @@ const VERDICTS: &[(&str, Option<&str>)] = &[
     ("allow", None),
     ("rm", Some("core.recursive-force-delete")),
     ("opaque", Some("core.opaque-command")),
-    ("push", Some("core.force-push")),
-    ("chmod", Some("core.world-writable")),
+    ("push", Some("git.push-force")),
+    ("chmod", Some("filesystem.world-writable")),
+    (
+        "chmodsys",
+        Some("filesystem.recursive-permissions-on-system"),
+    ),
     ("rootsh", Some("core.root-shell")),
 ];
 

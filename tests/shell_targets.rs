@@ -88,7 +88,12 @@ fn deletes_inside_the_project_and_temp_pass_and_the_rest_is_refused() {
         ("rm -rf ./*", None),
         ("rm -f src/*.o", None),
         ("rm -rf /home/u/proj/coverage", None),
-        ("cd src && rm -rf __pycache__", None),
+        // A line that changes directory leaves relative targets unknown
+        // (`cd / && rm -rf usr` must not read as inside the project).
+        (
+            "cd src && rm -rf __pycache__",
+            Some("delete-outside-project"),
+        ),
         ("find . -name '*.pyc' -delete", None),
         ("find . -name '*.pyc' -exec rm -f {} +", None),
         ("find /tmp/build -type f -delete", None),

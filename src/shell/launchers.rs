@@ -349,7 +349,10 @@ fn xargs_replace_string(options: &[Word]) -> Option<String> {
     let mut words = options.iter().map(|w| w.text.as_str());
     while let Some(text) = words.next() {
         if let Some(value) = text.strip_prefix("--replace") {
-            found = Some(value.strip_prefix('=').unwrap_or("{}").to_string());
+            // An empty `--replace=` is read as `{}` so the input is not
+            // missed (fail closed: `{}` then stands for unknown text).
+            let value = value.strip_prefix('=').filter(|v| !v.is_empty());
+            found = Some(value.unwrap_or("{}").to_string());
         } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.starts_with('-')) {
             if let Some(at) = cluster.find(['I', 'i', 'J']) {
                 let rest = &cluster[at + 1..];
@@ -1172,6 +1175,12 @@ mod tests {
         // A `+` that does not follow `{}` is an argument.
         let launch = inspect("find", &args(". -exec expr 1 + 1 ;"), None);
         assert_eq!(argvs(&launch)[0].1, ["expr", "1", "+", "1"]);
+    }
+
+    #[test]
+    fn an_empty_xargs_replace_string_stands_for_braces() {
+        assert_eq!(xargs_replace_string(&args("--replace=")), Some("{}".into()));
+        assert_eq!(xargs_replace_string(&args("--replace=@")), Some("@".into()));
     }
 
     #[test]
