@@ -23,7 +23,7 @@ use std::sync::Arc;
 #[allow(dead_code)]
 mod gen_policy;
 
-const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
+const SIZES: [usize; 6] = [10, 100, 300, 1_000, 3_000, 10_000];
 
 /// (benchmark name, hook, fixture file): one per hook class.
 const CASES: [(&str, &str, &str); 6] = [
@@ -57,14 +57,18 @@ fn fixture(name: &str) -> Json {
     capture["payload"].take()
 }
 
-/// Compiles `text` for one hook, as a process serving that hook does.
-fn compiled(name: &str, text: String, hook: &str) -> CompiledPolicy {
+/// Compiles `text` for one hook, as a process serving that hook does, and
+/// the same policy through its prepared form (as the plugin cache stores
+/// it; rules compiled on first use).
+fn compiled(name: &str, text: String, hook: &'static str) -> (CompiledPolicy, CompiledPolicy) {
     let source = Arc::new(SourceFile::new(PathBuf::from(name), text));
     let (set, diags) = hook_policy::load::load_sources(vec![source]);
     assert!(!diags.iter().any(|d| d.is_error()), "{name} loads");
     let (policy, diags) = compile(&set, Some(hook));
     assert!(!diags.iter().any(|d| d.is_error()), "{name} compiles");
-    policy
+    let entry = hook_policy::cache::encode("bench", hook, &set, &policy);
+    let prepared = hook_policy::cache::decode(entry, "bench", hook).expect("entry reads back");
+    (policy, prepared)
 }
 
 fn generated(c: &mut Criterion) {
@@ -72,15 +76,23 @@ fn generated(c: &mut Criterion) {
         let payload = fixture(fixture_name);
         let mut group = c.benchmark_group(format!("generated/{case}"));
         for n in SIZES {
-            let policy = compiled("generated.yaml", gen_policy::generate(n), hook);
+            let (policy, prepared) = compiled("generated.yaml", gen_policy::generate(n), hook);
             // The generated rules never match these payloads: a decision is
             // the full walk over whatever the index leaves.
             assert!(decide(&policy, hook, &payload, CTX).is_empty());
+            assert!(decide(&prepared, hook, &payload, CTX).is_empty());
             group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
                 b.iter(|| {
                     // Each decision parses its command line, as a new one would.
                     hook_policy::matchers::forget_last_shell();
                     decide(&policy, hook, &payload, CTX)
+                })
+            });
+            // From the prepared form, once its candidates are compiled.
+            group.bench_with_input(BenchmarkId::new("prepared", n), &n, |b, _| {
+                b.iter(|| {
+                    hook_policy::matchers::forget_last_shell();
+                    decide(&prepared, hook, &payload, CTX)
                 })
             });
         }

@@ -1,10 +1,13 @@
-//! A cache of loaded policies, per hook, for the one-process-per-call path.
+//! A cache of prepared policies, per hook, for the one-process-per-call path.
 //!
 //! chibi starts a new plugin process for every hook call, and parsing YAML
 //! is most of what such a process does: on a 100-rule policy, 83% of the
 //! instructions of a `pre_shell_exec` call went to turning YAML into a tree
-//! (see BENCHMARKS.md). The cache keeps, for each hook, the rules that apply
-//! to it as plain JSON, which parses an order of magnitude faster.
+//! (see BENCHMARKS.md). The cache keeps, for each hook, the prepared form of
+//! its policy (src/compile/prepared.rs): the decision tree ready to use and
+//! each rule's source, so that a call compiles only the rules the tree says
+//! can match its payload. A call's cost then follows the rules that can
+//! match, not the size of the policy.
 //!
 //! Correctness comes first:
 //! - The key is a SHA-256 over what identifies every policy file's content
@@ -16,34 +19,41 @@
 //!   look unchanged. As git does for its index, no entry is written while
 //!   any file was modified in the last two seconds, nor when a file changed
 //!   while it was being read; such calls just parse the YAML.
-//! - Only policies that loaded and compiled cleanly are written; anything
-//!   unreadable, truncated or foreign in the cache is a miss.
+//! - Only policies that loaded and compiled cleanly (every rule of the hook,
+//!   as the YAML path compiles them) are written; anything unreadable,
+//!   truncated, foreign or failing its checksum in the cache is a miss.
 //! - Writing is best effort (write to a temporary file, then rename): a
 //!   read-only or full disk only costs the speed-up, never a decision.
-//! - Rules from the cache are compiled again on every call (CEL is parsed
-//!   by the fast parser; that is cheap); only the YAML step is skipped.
+//!
+//! An entry is text: a format line, the key, a line with the checksum and
+//! length of the rest, a JSON header (settings, the decision tree, where
+//! each rule's JSON starts and ends), then the rules' JSON, one per line,
+//! in decision order.
 
-use crate::compile::compile;
-use crate::diagnostic::{Diagnostic, SourceFile};
+use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
+use crate::compile::CompiledPolicy;
 use crate::engine::Prepared;
-use crate::load::{self, tree::Node, LoadedRule, Mode, PolicySet};
-use serde_json::{json, Value as Json};
+use crate::load::{self, LoadedRule, Mode, PolicySet};
+use crate::model::OnError;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Set to `off` to bypass the cache.
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
-/// Bumped whenever the entry format or its meaning changes.
-const FORMAT: &str = "hook-policy policy cache 2";
+/// The first line of every entry; bumped whenever the format or its meaning changes.
+const FORMAT: &str = "hook-policy prepared policy 3";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
     let dir = match dir {
         Some(d) if std::env::var(ENV_VAR).map_or(true, |v| v != "off") => d,
         _ => return crate::engine::prepare(paths, Some(hook)),
+    };
+    let Some(hook) = crate::catalogue::hook(hook).map(|h| h.name) else {
+        return crate::engine::prepare(paths, Some(hook));
     };
     let files = match load::discover_layers(paths) {
         Ok(files) => files,
@@ -53,25 +63,12 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         // A file that cannot be examined: the normal path reports it.
         return crate::engine::prepare(paths, Some(hook));
     };
-    let entry_path = dir.join(format!("{hook}-{}.json", &key[..32]));
-    if let Some(set) = read_entry(&entry_path, &key) {
-        let (mut policy, diags) = compile(&set.0, Some(hook));
-        if !diags.iter().any(Diagnostic::is_error) {
-            let (set, origins) = set;
-            let mut origins: std::collections::HashMap<String, String> =
-                origins.into_iter().collect();
-            for rule in &mut policy.rules {
-                if let Some(origin) = origins.remove(&rule.id) {
-                    rule.origin = origin;
-                }
-            }
-            // The process ends right after this call: freeing a large set
-            // piece by piece would cost more than the decision.
-            std::mem::forget(set);
-            return Prepared::Ready(policy);
-        }
-        // An entry that no longer compiles (it cannot, short of tampering):
-        // fall through and rebuild it from the files.
+    let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
+    if let Some(policy) = std::fs::read(&entry_path)
+        .ok()
+        .and_then(|bytes| decode(bytes, &key, hook))
+    {
+        return Prepared::Ready(policy);
     }
     let mut sources = Vec::with_capacity(files.len());
     for (path, layer) in &files {
@@ -81,36 +78,135 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         }
     }
     let (set, diags) = load::load_layered(sources, Mode::Run);
-    let rules = entry_rules(&set, hook);
-    let prepared = crate::engine::prepare_loaded(set, diags, Some(hook));
-    let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
+    let prepared = crate::engine::prepare_loaded_ref(&set, diags, Some(hook));
     if let Prepared::Ready(policy) = &prepared {
+        let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
         if !fresh && unchanged {
-            let _ = write_entry(dir, &entry_path, &key, hook, rules, policy);
+            let _ = write_entry(dir, &entry_path, &encode(&key, hook, &set, policy));
         }
     }
+    // One call per process: freeing the loaded set piece by piece would
+    // cost more than the decision (compiled rules borrow nothing from it).
+    std::mem::forget(set);
     prepared
 }
 
-/// The rules of `hook` as they will be stored: each rule's mapping as JSON,
-/// where it came from, its place in the set, and what a `packs:` block
-/// changed about it (rules of enabled packs are stored like the user's).
-fn entry_rules(set: &PolicySet, hook: &str) -> Vec<Json> {
-    set.rules
-        .iter()
-        .filter(|r| r.rule.hook.names().iter().any(|h| h == hook))
-        .map(|r| {
-            let (line, _) = r.file.line_col(r.node.span.start);
-            json!({
-                "rule": r.node.to_json(),
-                "file": r.file.path.to_string_lossy(),
-                "origin": format!("{}:{line}", r.file.name()),
-                "order": r.order,
-                "overlay": r.overlay.as_deref(),
-                "shipped": r.shipped,
-            })
-        })
-        .collect()
+/// The header of an entry.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    /// `fail_open`, `fail_closed`, or none.
+    on_error: Option<String>,
+    /// Stored resolved, so no directory is needed.
+    log: Option<PathBuf>,
+    plan: PlanForm,
+    /// Start and length of each rule's JSON, after the header.
+    rules: Vec<(usize, usize)>,
+}
+
+/// The entry for `hook` of a policy compiled for that hook alone, from
+/// the set it was compiled from (public so that tests can compare the
+/// decisions of [`decode`]'s policy with the compiled one's).
+pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Vec<u8> {
+    let by_order: std::collections::HashMap<usize, &LoadedRule> =
+        set.rules.iter().map(|r| (r.order, r)).collect();
+    let mut body = Vec::new();
+    let mut spans = Vec::with_capacity(policy.rules.len());
+    for rule in &policy.rules {
+        // Orders are unique in a set; a mismatch would store another rule's
+        // source, so nothing is stored.
+        let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
+            return Vec::new();
+        };
+        let start = body.len();
+        let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
+        spans.push((start, body.len() - start));
+        body.push(b'\n');
+    }
+    let plan = match policy.plan(hook) {
+        Some(plan) => PlanForm::of(plan),
+        None => PlanForm::of(&Default::default()),
+    };
+    let header = Header {
+        on_error: policy.on_error.map(|o| {
+            match o {
+                OnError::FailClosed => "fail_closed",
+                OnError::FailOpen => "fail_open",
+            }
+            .to_string()
+        }),
+        log: policy.log.clone(),
+        plan,
+        rules: spans,
+    };
+    let Ok(mut rest) = serde_json::to_vec(&header) else {
+        return Vec::new();
+    };
+    rest.push(b'\n');
+    let header_len = rest.len();
+    rest.extend_from_slice(&body);
+    let mut out = format!(
+        "{FORMAT}\n{key}\n{:016x} {} {header_len}\n",
+        checksum(&rest),
+        rest.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(&rest);
+    out
+}
+
+/// The policy an entry holds, if it is whole and written for `key`.
+pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
+    let mut lines = bytes.splitn(4, |&b| b == b'\n');
+    if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
+        return None;
+    }
+    let sums = std::str::from_utf8(lines.next()?).ok()?;
+    let rest_at = bytes.len() - lines.next()?.len();
+    let mut fields = sums.split(' ');
+    let sum = fields.next()?;
+    let len: usize = fields.next()?.parse().ok()?;
+    let header_len: usize = fields.next()?.parse().ok()?;
+    let rest = &bytes[rest_at..];
+    if rest.len() != len || header_len > len || format!("{:016x}", checksum(rest)) != sum {
+        return None;
+    }
+    let header: Header = serde_json::from_slice(&rest[..header_len]).ok()?;
+    let on_error = match header.on_error.as_deref() {
+        None => None,
+        Some("fail_closed") => Some(OnError::FailClosed),
+        Some("fail_open") => Some(OnError::FailOpen),
+        Some(_) => return None,
+    };
+    let plan = header.plan.into_plan(header.rules.len())?;
+    // Rule spans count from the end of the header.
+    let body_at = rest_at + header_len;
+    bytes.drain(..body_at);
+    let rules = DeferredRules::new(hook, bytes, header.rules)?;
+    Some(prepared::deferred_policy(
+        hook, plan, rules, on_error, header.log,
+    ))
+}
+
+/// Catches damage (a truncated write, a flipped bit, a hand edit), not
+/// tampering: whoever can write the cache can replace the plugin beside it.
+/// Four independent lanes of 8 bytes, so the multiplications overlap: at
+/// 10,000 rules an entry is half a megabyte, read on every call.
+fn checksum(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(K);
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+    let mut lanes = [bytes.len() as u64, 1, 2, 3];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (lane, c) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = mix(*lane, word(c));
+        }
+    }
+    let mut h = lanes.iter().fold(0, |h, &lane| mix(h, lane));
+    for &b in blocks.remainder() {
+        h = mix(h, u64::from(b));
+    }
+    h ^ (h >> 29)
 }
 
 /// The key for these files at this moment, and whether any of them was
@@ -166,91 +262,31 @@ fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
     Some((key, fresh))
 }
 
-/// The rules for one hook and their origins (`file:line`, by rule id).
-type Entry = (PolicySet, Vec<(String, String)>);
-
-fn read_entry(path: &Path, key: &str) -> Option<Entry> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let doc: Json = serde_json::from_str(&text).ok()?;
-    if doc.get("key")?.as_str()? != key {
-        return None;
+fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
+    if entry.is_empty() {
+        return Ok(());
     }
-    let mut set = PolicySet::default();
-    if let Some(settings) = doc.get("settings") {
-        set.settings.on_error = match settings["on_error"].as_str() {
-            Some("fail_open") => Some(crate::model::OnError::FailOpen),
-            Some("fail_closed") => Some(crate::model::OnError::FailClosed),
-            _ => None,
-        };
-        set.settings.log = settings["log"].as_str().map(PathBuf::from);
-    }
-    // `log` is stored resolved, so no directory is needed.
-    set.settings_dir = None;
-    let mut origins = Vec::new();
-    for r in doc.get("rules")?.as_array()? {
-        let file = Arc::new(SourceFile::new(
-            PathBuf::from(r["file"].as_str()?),
-            String::new(),
-        ));
-        let node_json = r.get("rule")?;
-        let rule = <crate::model::Rule as serde::Deserialize>::deserialize(node_json).ok()?;
-        origins.push((rule.id.clone(), r["origin"].as_str()?.to_string()));
-        let overlay = match r.get("overlay") {
-            None | Some(Json::Null) => None,
-            Some(o) => Some(Arc::new(
-                <crate::packs::compose::Overlay as serde::Deserialize>::deserialize(o).ok()?,
-            )),
-        };
-        set.rules.push(LoadedRule {
-            rule,
-            file,
-            node: Node::from_json(node_json),
-            order: usize::try_from(r["order"].as_u64()?).ok()?,
-            layer: 0,
-            pack: None,
-            overlay,
-            shipped: r["shipped"].as_bool().unwrap_or(false),
-        });
-    }
-    std::mem::forget(doc);
-    Some((set, origins))
-}
-
-fn write_entry(
-    dir: &Path,
-    path: &Path,
-    key: &str,
-    hook: &str,
-    rules: Vec<Json>,
-    policy: &crate::compile::CompiledPolicy,
-) -> std::io::Result<()> {
-    let on_error = policy.on_error.map(|o| match o {
-        crate::model::OnError::FailClosed => "fail_closed",
-        crate::model::OnError::FailOpen => "fail_open",
-    });
-    let doc = json!({
-        "key": key,
-        "settings": {
-            "on_error": on_error,
-            "log": policy.log.as_ref().map(|p| p.to_string_lossy()),
-        },
-        "rules": rules,
-    });
     std::fs::create_dir_all(dir)?;
     // One entry per hook: older ones for this hook are stale.
+    let hook = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('-').next())
+        .unwrap_or_default();
     if let Ok(listing) = std::fs::read_dir(dir) {
         let prefix = format!("{hook}-");
         for e in listing.flatten() {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with(&prefix) && name.ends_with(".json") {
+            if name.starts_with(&prefix) && (name.ends_with(".prepared") || name.ends_with(".json"))
+            {
                 let _ = std::fs::remove_file(e.path());
             }
         }
     }
     let tmp = dir.join(format!(".{hook}-{}.tmp", std::process::id()));
     let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(doc.to_string().as_bytes())?;
+    f.write_all(entry)?;
     f.sync_data().ok();
     drop(f);
     std::fs::rename(&tmp, path).inspect_err(|_| {

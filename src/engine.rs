@@ -53,11 +53,20 @@ pub fn prepare(paths: &[PathBuf], only_hook: Option<&str>) -> Prepared {
 /// Compiles an already loaded set (see [`prepare`]).
 pub fn prepare_loaded(
     set: load::PolicySet,
+    diags: Vec<Diagnostic>,
+    only_hook: Option<&str>,
+) -> Prepared {
+    prepare_loaded_ref(&set, diags, only_hook)
+}
+
+/// [`prepare_loaded`] for a set the caller keeps.
+pub fn prepare_loaded_ref(
+    set: &load::PolicySet,
     mut diags: Vec<Diagnostic>,
     only_hook: Option<&str>,
 ) -> Prepared {
     if !diags.iter().any(Diagnostic::is_error) {
-        let (policy, more) = compile(&set, only_hook);
+        let (policy, more) = compile(set, only_hook);
         diags.extend(more);
         if !diags.iter().any(Diagnostic::is_error) {
             return Prepared::Ready(policy);

@@ -35,7 +35,7 @@ fn entries(dir: &Path) -> Vec<String> {
         .map(|l| {
             l.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".json"))
+                .filter(|n| n.ends_with(".prepared"))
                 .collect()
         })
         .unwrap_or_default()
@@ -110,10 +110,15 @@ fn a_damaged_or_unwritable_cache_only_costs_speed() {
     // Truncated, garbage, or valid JSON under the wrong key: all misses.
     let entry = cache.join(&names[0]);
     let good = std::fs::read_to_string(&entry).unwrap();
+    // The rule's program renamed inside the stored rule, same length: only
+    // the checksum can tell (an entry that parses but says something else).
+    let edited = good.replace("\"program\":\"rm\"", "\"program\":\"ls\"");
+    assert_ne!(edited, good, "the entry stores the rule's mapping");
     for damaged in [
         &good[..good.len() / 2],
         "not json",
         "{\"key\": \"0\", \"rules\": []}",
+        &edited,
     ] {
         std::fs::write(&entry, damaged).unwrap();
         assert!(denied(&home, "rm x"), "with a damaged entry: {damaged:.40}");

@@ -480,7 +480,7 @@ fn decide_call<'a>(
         facts.reason_template = facts
             .rule
             .as_ref()
-            .and_then(|id| policy.rules.iter().find(|r| &r.id == id))
+            .and_then(|id| policy.find_rule(id))
             .and_then(|r| r.reason_source.clone());
     }
     let mut reply = reply(hook, &outcome, policy.on_error, Some(&payload));

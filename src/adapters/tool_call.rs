@@ -498,11 +498,9 @@ fn ask(
 /// A rule's reason as written, looked up in the policy compiled for `hook`.
 fn template(source: &mut PolicySource, hook: &'static str, rule: &str) -> Option<String> {
     match source.get(hook) {
-        Prepared::Ready(p) => p
-            .rules
-            .iter()
-            .find(|r| r.id == rule)
-            .and_then(|r| r.reason_source.clone()),
+        // Through `find_rule`: a policy from the prepared form has only the
+        // rules its decisions visited compiled, the matched one among them.
+        Prepared::Ready(p) => p.find_rule(rule).and_then(|r| r.reason_source.clone()),
         Prepared::Broken { .. } => None,
     }
 }

@@ -16,6 +16,7 @@ mod condition;
 mod effects;
 pub mod index;
 mod plan;
+pub mod prepared;
 mod tools;
 
 pub use effects::{Effects, IntValue, Text, TextPart, ValueTemplate};
@@ -102,11 +103,32 @@ pub struct CompiledPolicy {
     pub on_error: Option<OnError>,
     /// Where decisions are logged, resolved against the settings file.
     pub log: Option<std::path::PathBuf>,
+    /// A policy for one hook loaded from its prepared form (see
+    /// [`prepared`]): `rules` is empty and rules are compiled on first use.
+    pub deferred: Option<prepared::DeferredRules>,
 }
 
 impl CompiledPolicy {
     pub fn plan(&self, hook: &str) -> Option<&HookPlan> {
         self.plans.get(hook)
+    }
+
+    /// Rule `index` of the decision order (the numbers a [`HookPlan`]
+    /// holds), compiled now if the policy defers compilation.
+    pub fn rule(&self, index: usize) -> Result<&CompiledRule, &str> {
+        match &self.deferred {
+            Some(deferred) => deferred.get(index),
+            None => self.rules.get(index).ok_or("no such rule"),
+        }
+    }
+
+    /// A rule by id, among those compiled (a deferred policy has compiled
+    /// the rules its decisions visited, which include every rule that matched).
+    pub fn find_rule(&self, id: &str) -> Option<&CompiledRule> {
+        match &self.deferred {
+            Some(deferred) => deferred.compiled().find(|r| r.id == id),
+            None => self.rules.iter().find(|r| r.id == id),
+        }
     }
 
     /// The hooks at least one rule applies to, in catalogue order.
@@ -160,6 +182,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         plans,
         on_error: set.settings.on_error,
         log,
+        deferred: None,
     };
     (policy, diags)
 }

@@ -19,20 +19,26 @@ pub struct FieldIndex {
 #[derive(Debug)]
 pub struct SubstringIndex {
     pub field: String,
-    literals: Vec<String>,
+    pub(super) literals: Vec<String>,
     positions: HashMap<String, usize>,
-    rules: Vec<Vec<usize>>,
+    pub(super) rules: Vec<Vec<usize>>,
     automaton: Option<aho_corasick::AhoCorasick>,
+    /// For an index loaded from its prepared form: the literals are in byte
+    /// order, and each has the position of the longest other literal that
+    /// is a prefix of it. Short texts are then searched without building
+    /// the automaton (see [`index::SortedLiterals`]).
+    pub(super) sorted: Option<index::SortedLiterals>,
 }
 
 impl SubstringIndex {
-    fn new(field: String) -> Self {
+    pub(super) fn new(field: String) -> Self {
         SubstringIndex {
             field,
             literals: Vec::new(),
             positions: HashMap::new(),
             rules: Vec::new(),
             automaton: None,
+            sorted: None,
         }
     }
 
@@ -48,16 +54,19 @@ impl SubstringIndex {
         }
     }
 
-    fn build(&mut self) {
-        // Patterns are short literals from conditions, so this cannot fail
-        // in practice; if it did, every rule would stay a candidate.
-        // A contiguous NFA: built in a fraction of the time of a DFA (which
-        // matters when a plugin process builds it for one decision), and
-        // searched nearly as fast over a command line or a path.
-        self.automaton = aho_corasick::AhoCorasick::builder()
+    /// Patterns are short literals from conditions, so this cannot fail in
+    /// practice; if it did, every rule would stay a candidate. A contiguous
+    /// NFA: built in a fraction of the time of a DFA, and searched nearly
+    /// as fast over a command line or a path.
+    fn automaton_now(&self) -> Option<aho_corasick::AhoCorasick> {
+        aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(&self.literals)
-            .ok();
+            .ok()
+    }
+
+    fn build(&mut self) {
+        self.automaton = self.automaton_now();
     }
 }
 
@@ -103,10 +112,10 @@ impl HostIndex {
 /// last (root, home) seen.
 #[derive(Debug, Default)]
 pub struct GlobIndex {
-    patterns: Vec<String>,
+    pub(super) patterns: Vec<String>,
     /// The rule of each pattern.
-    owners: Vec<usize>,
-    compiled: std::sync::Mutex<Option<CompiledGlobs>>,
+    pub(super) owners: Vec<usize>,
+    pub(super) compiled: std::sync::Mutex<Option<CompiledGlobs>>,
 }
 
 /// The glob set compiled for one (root, home); `None` when none compiles.
@@ -170,12 +179,28 @@ impl HookPlan {
             }
         }
         for index in &self.substrings {
-            match (payload.get(&index.field), &index.automaton) {
-                (Some(Json::String(text)), Some(automaton)) => {
+            match (payload.get(&index.field), &index.automaton, &index.sorted) {
+                (Some(Json::String(text)), _, Some(sorted))
+                    if text.len() <= index::SortedLiterals::MAX_TEXT =>
+                {
+                    sorted.each_occurring(&index.literals, text.as_bytes(), |i| {
+                        out.extend_from_slice(&index.rules[i])
+                    });
+                }
+                (Some(Json::String(text)), Some(automaton), _) => {
                     for m in automaton.find_overlapping_iter(text.as_str()) {
                         out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
                     }
                 }
+                // A long text and a loaded index: the automaton, built now.
+                (Some(Json::String(text)), None, Some(_)) => match index.automaton_now() {
+                    Some(automaton) => {
+                        for m in automaton.find_overlapping_iter(text.as_str()) {
+                            out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
+                        }
+                    }
+                    None => out.extend(index.rules.iter().flatten()),
+                },
                 _ => out.extend(index.rules.iter().flatten()),
             }
         }

@@ -133,7 +133,15 @@ pub fn decide(
         project_root: ctx.project_root,
     };
     for index in candidates {
-        let rule = &policy.rules[index];
+        let rule = match policy.rule(index) {
+            Ok(rule) => rule,
+            Err(e) => {
+                // A stored rule that no longer compiles: it fails like a
+                // rule failing at run time, so the hook's failure mode applies.
+                decision.errors.push((format!("#{index}"), e.to_string()));
+                continue;
+            }
+        };
         let mut trace = RuleTrace {
             rule: rule.id.clone(),
             origin: rule.origin.clone(),

@@ -1,0 +1,302 @@
+//! The prepared form of one hook's policy: its decision tree as data, and
+//! each rule's source, compiled only when the tree says it can match.
+//!
+//! A plugin process decides one payload and exits. Compiling every rule of
+//! the hook for that (CEL, regexes, globs) made a call cost grow with rules
+//! that could never match it: at 10,000 rules, 20 ms against 1 ms at 100.
+//! Here the tree built at compile time is stored ready to use (which rules
+//! each literal, program, host and glob leads to), and a call compiles only
+//! the candidates the tree returns, each at most once.
+//!
+//! This module only turns a compiled hook into that form and back; where it
+//! is stored, and when it may be trusted, is the cache's business
+//! (src/cache.rs). Decisions are the same as from the YAML: the stored tree
+//! is the one `compile` built, and a rule compiled here goes through the
+//! same compiler, from the same rule mapping, with the same hook.
+
+use super::{
+    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, ProgramIndex,
+    RuleCompiler, SubstringIndex,
+};
+use crate::diagnostic::SourceFile;
+use crate::load::{tree::Node, LoadedRule};
+use crate::packs::compose::Overlay;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// Rule lists filed under strings (values, programs, hosts).
+type Filed = HashMap<String, Vec<usize>>;
+
+/// A required substring and the rules that require it.
+type Literal = (String, Vec<usize>);
+
+/// The decision tree of one hook as stored: [`HookPlan`] without its
+/// automaton and glob set, which are rebuilt from the literals and patterns.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PlanForm {
+    rule_count: usize,
+    always: Vec<usize>,
+    fields: Vec<(String, Filed)>,
+    /// Per field, each literal with its rules, in byte order of the
+    /// literals (see [`super::index::SortedLiterals`]).
+    substrings: Vec<(String, Vec<Literal>)>,
+    programs: Option<Filed>,
+    /// Exact hosts, then domains.
+    hosts: Option<(Filed, Filed)>,
+    /// Each glob with its rule.
+    globs: Option<Vec<(String, usize)>>,
+}
+
+impl PlanForm {
+    pub fn of(plan: &HookPlan) -> PlanForm {
+        PlanForm {
+            rule_count: plan.rule_count,
+            always: plan.always.clone(),
+            fields: plan
+                .indexes
+                .iter()
+                .map(|i| (i.field.clone(), i.by_value.clone()))
+                .collect(),
+            substrings: plan
+                .substrings
+                .iter()
+                .map(|s| {
+                    let mut pairs: Vec<Literal> = s
+                        .literals
+                        .iter()
+                        .cloned()
+                        .zip(s.rules.iter().cloned())
+                        .collect();
+                    pairs.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                    (s.field.clone(), pairs)
+                })
+                .collect(),
+            programs: plan.programs.as_ref().map(|p| p.by_program.clone()),
+            hosts: plan
+                .hosts
+                .as_ref()
+                .map(|h| (h.exact.clone(), h.domains.clone())),
+            globs: plan.globs.as_ref().map(|g| {
+                g.patterns
+                    .iter()
+                    .cloned()
+                    .zip(g.owners.iter().copied())
+                    .collect()
+            }),
+        }
+    }
+
+    /// The plan again, or `None` when a rule number is out of range (a
+    /// damaged entry: the caller falls back to the YAML).
+    pub fn into_plan(self, rules: usize) -> Option<HookPlan> {
+        let in_range = |list: &[usize]| list.iter().all(|&i| i < rules);
+        let maps_ok = |m: &Filed| m.values().all(|l| in_range(l));
+        let ok = self.rule_count <= rules
+            && in_range(&self.always)
+            && self.fields.iter().all(|(_, m)| maps_ok(m))
+            && self
+                .substrings
+                .iter()
+                .all(|(_, l)| l.iter().all(|(_, r)| in_range(r)))
+            && self.programs.as_ref().is_none_or(maps_ok)
+            && self
+                .hosts
+                .as_ref()
+                .is_none_or(|(a, b)| maps_ok(a) && maps_ok(b))
+            && self
+                .globs
+                .as_ref()
+                .is_none_or(|g| g.iter().all(|(_, i)| *i < rules));
+        if !ok {
+            return None;
+        }
+        let mut substrings = Vec::with_capacity(self.substrings.len());
+        for (field, pairs) in self.substrings {
+            let mut index = SubstringIndex::new(field);
+            for (literal, rules) in pairs {
+                index.literals.push(literal);
+                index.rules.push(rules);
+            }
+            // Short texts are searched in the sorted literals; the automaton
+            // is built only for the rare long one. `positions` only serves
+            // `add`, which a loaded index never sees.
+            index.sorted = Some(super::index::SortedLiterals::check(&index.literals)?);
+            substrings.push(index);
+        }
+        Some(HookPlan {
+            always: self.always,
+            indexes: self
+                .fields
+                .into_iter()
+                .map(|(field, by_value)| FieldIndex { field, by_value })
+                .collect(),
+            substrings,
+            programs: self.programs.map(|by_program| ProgramIndex { by_program }),
+            hosts: self
+                .hosts
+                .map(|(exact, domains)| HostIndex { exact, domains }),
+            globs: self.globs.map(|g| {
+                let (patterns, owners) = g.into_iter().unzip();
+                GlobIndex {
+                    patterns,
+                    owners,
+                    compiled: Default::default(),
+                }
+            }),
+            rule_count: self.rule_count,
+        })
+    }
+}
+
+/// One rule as stored: its mapping (as loaded from YAML), where it came
+/// from, its place in the loaded set, and what else of the loaded rule the
+/// compiler reads: what a `packs:` block changed about it (outcome,
+/// exceptions) and whether it comes from a shipped pack. Rules of enabled
+/// packs are stored like the user's; the binary's identity is in the key.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RuleForm {
+    pub rule: serde_json::Value,
+    pub file: String,
+    pub origin: String,
+    pub order: usize,
+    pub overlay: Option<Overlay>,
+    pub shipped: bool,
+}
+
+impl RuleForm {
+    pub fn of(loaded: &LoadedRule, origin: &str) -> RuleForm {
+        RuleForm {
+            rule: loaded.node.to_json(),
+            file: loaded.file.path.to_string_lossy().into_owned(),
+            origin: origin.to_string(),
+            order: loaded.order,
+            overlay: loaded.overlay.as_deref().cloned(),
+            shipped: loaded.shipped,
+        }
+    }
+}
+
+/// Rules of one hook kept as source, in decision order, compiled on first
+/// use. `text` holds every rule's JSON; `spans` say where each one is.
+pub struct DeferredRules {
+    hook: &'static str,
+    text: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    slots: Vec<OnceLock<Box<Result<CompiledRule, String>>>>,
+}
+
+impl std::fmt::Debug for DeferredRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeferredRules")
+            .field("hook", &self.hook)
+            .field("rules", &self.spans.len())
+            .finish()
+    }
+}
+
+impl DeferredRules {
+    /// `spans` must lie within `text` (checked: `None` otherwise).
+    pub fn new(
+        hook: &'static str,
+        text: Vec<u8>,
+        spans: Vec<(usize, usize)>,
+    ) -> Option<DeferredRules> {
+        let inside = spans
+            .iter()
+            .all(|&(start, len)| start.checked_add(len).is_some_and(|end| end <= text.len()));
+        if !inside {
+            return None;
+        }
+        let slots = std::iter::repeat_with(OnceLock::new)
+            .take(spans.len())
+            .collect();
+        Some(DeferredRules {
+            hook,
+            text,
+            spans,
+            slots,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Rule `index` (in decision order), compiled now if it was not yet.
+    /// An error means the stored rule does not compile as it did when it
+    /// was stored: the caller treats it as a rule failing at run time.
+    pub fn get(&self, index: usize) -> Result<&CompiledRule, &str> {
+        let slot = self.slots.get(index).ok_or("no such rule")?;
+        let compiled = slot.get_or_init(|| {
+            let (start, len) = self.spans[index];
+            Box::new(compile_stored(&self.text[start..start + len], self.hook))
+        });
+        match compiled.as_ref() {
+            Ok(rule) => Ok(rule),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The rules compiled so far.
+    pub fn compiled(&self) -> impl Iterator<Item = &CompiledRule> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.get().and_then(|r| r.as_ref().as_ref().ok()))
+    }
+}
+
+fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
+    let damaged = |what: &str| format!("the policy cache entry is damaged ({what}); delete it");
+    let form: RuleForm = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
+    let rule = crate::model::Rule::deserialize(&form.rule).map_err(|_| damaged("rule shape"))?;
+    let loaded = LoadedRule {
+        rule,
+        file: Arc::new(SourceFile::new(PathBuf::from(&form.file), String::new())),
+        node: Node::from_json(&form.rule),
+        order: form.order,
+        // Neither is read by the compiler: the layer and pack only served
+        // composing the set, whose result is `overlay`.
+        layer: 0,
+        pack: None,
+        overlay: form.overlay.map(Arc::new),
+        shipped: form.shipped,
+    };
+    let mut diags = Vec::new();
+    let mut rc = RuleCompiler {
+        loaded: &loaded,
+        diags: &mut diags,
+        thorough: false,
+    };
+    let mut compiled = rc
+        .compile(Some(hook))
+        .ok_or_else(|| damaged("rule does not compile"))?;
+    compiled.origin = form.origin;
+    // The process ends after the call: the loaded copy is not worth freeing.
+    std::mem::forget(loaded);
+    Ok(compiled)
+}
+
+/// A policy for one hook that compiles its rules on demand.
+pub fn deferred_policy(
+    hook: &'static str,
+    plan: HookPlan,
+    rules: DeferredRules,
+    on_error: Option<crate::model::OnError>,
+    log: Option<PathBuf>,
+) -> CompiledPolicy {
+    let mut plans = HashMap::new();
+    plans.insert(hook, plan);
+    CompiledPolicy {
+        rules: Vec::new(),
+        plans,
+        on_error,
+        log,
+        deferred: Some(rules),
+    }
+}
