@@ -394,7 +394,7 @@ fn the_decision_log_names_the_event_its_ids_and_the_reason() {
             "codex.PreToolUse"
         ]
     );
-    let reason = "recursive forced delete (rm -rf) is not allowed; delete specific files instead";
+    let reason = "recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user";
     for i in [0, 1, 3] {
         assert_eq!(records[i]["decision"], "deny", "{}", records[i]);
         assert_eq!(records[i]["reason"], reason, "{}", records[i]);

@@ -468,8 +468,8 @@ fn policy_check_lints_test_files_named_or_found_in_directories() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        // 5 policy files, their 5 test files, and the core pack they enable.
-        stderr(&out).starts_with("ok: 11 file(s)"),
+        // The policy files, their test files, and the packs they enable.
+        stderr(&out).starts_with("ok: 28 file(s)"),
         "{}",
         stderr(&out)
     );
@@ -725,7 +725,7 @@ fn explain_with_a_harness_walks_the_adapter_questions() {
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"  reply: {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: core.recursive-force-delete]\"}}"
+        &"  reply: {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user [hook-policy rule: core.recursive-force-delete]\"}}"
     );
 }
 

@@ -12,11 +12,14 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Output;
 
-const RM_RF: &str = "recursive forced delete (rm -rf) is not allowed; delete specific files instead [hook-policy rule: no-recursive-force-delete]";
-const SSH: &str =
+const RM_RF: &str = "recursive delete outside the project (or of the project root, its .git, home or a system path) is not allowed; delete the specific directories inside the project, or ask the user [hook-policy rule: core.recursive-force-delete]";
+// Cursor's beforeReadFile is a read hook, not the tool gate: the path rule answers.
+const SSH_READ: &str =
     "/home/user/.ssh/id_rsa holds keys; it is off limits [hook-policy rule: no-ssh-material]";
-const METADATA: &str =
-    "the cloud metadata endpoint is off limits [hook-policy rule: no-cloud-metadata]";
+// The file-secrets and urls packs deny these at the tool gate, before the
+// older path and URL rules run, so their words are the ones the agent reads.
+const SSH: &str = "this file holds credentials and is off limits; ask the user for the one non-secret value you need, or use the matching .example file [hook-policy rule: file-secrets.credential-file-tool]";
+const METADATA: &str = "this URL does not lead to the public internet (loopback, private, link-local or metadata address); use the public address, or ask the user [hook-policy rule: urls.internal-destination-tool]";
 
 fn hook(agent: &str, policy: &Path, event: &[u8], env: &[(&str, &str)]) -> Output {
     let mut vars = vec![("HOME", "/home/user"), ("HOOK_POLICY_CACHE", "off")];
@@ -163,7 +166,7 @@ fn a_secret_read_is_denied() {
         ),
     );
     assert_eq!(stdout_json(&out), json!({"permission": "deny"}));
-    assert!(stderr(&out).contains(SSH), "{out:?}");
+    assert!(stderr(&out).contains(SSH_READ), "{out:?}");
 
     let out = shipped(
         "copilot",
@@ -178,7 +181,7 @@ fn a_secret_read_is_denied() {
             json!({"file_path": "/home/user/.ssh/id_rsa"}),
         ),
     );
-    assert_windsurf_denies(&out, SSH);
+    assert_windsurf_denies(&out, SSH_READ);
 
     // An ordinary project file is read without a word.
     let out = shipped(
@@ -650,7 +653,7 @@ fn install_writes_the_documented_file_once_and_the_entry_denies() {
         );
         let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
         assert!(
-            said.contains("no-recursive-force-delete"),
+            said.contains("core.recursive-force-delete"),
             "{agent}: {said}"
         );
     }
@@ -842,7 +845,7 @@ fn the_decision_log_names_the_agents_event_and_ids() {
         assert_eq!(line["harness"], *agent, "{line}");
         assert_eq!(line["hook"], *hook_name, "{line}");
         assert_eq!(line["decision"], "deny", "{line}");
-        assert_eq!(line["rule"], "no-recursive-force-delete", "{line}");
+        assert_eq!(line["rule"], "core.recursive-force-delete", "{line}");
         assert_eq!(line["session_id"].as_str(), *session, "{line}");
         assert_eq!(line["turn_id"].as_str(), *turn, "{line}");
         assert!(
