@@ -57,21 +57,24 @@ fn denying_rule(line: &str) -> Option<String> {
 // ---------------------------------------------------------------- shell
 
 /// Command lines with a known verdict: dangerous ones in several flag
-/// spellings, and harmless ones that mention the same words.
+/// spellings, and harmless ones that mention the same words. Recursive
+/// deletes name absolute targets: a wrapper that can change directory
+/// (`sudo`, `env`) rightly makes a relative target unknown, a change toward
+/// denial that this property is not about.
 fn core_command() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
         "rm -rf /",
         "rm -fr /srv",
-        "rm -r -f x",
-        "rm -R --force x",
-        "rm --recursive --force x",
-        "/bin/rm -Rf x",
-        "rm --rec -f x",
+        "rm -r -f /x",
+        "rm -R --force /x",
+        "rm --recursive --force /x",
+        "/bin/rm -Rf /x",
+        "rm --rec -f /x",
         "git push --force origin main",
         "chmod 777 x",
         "ls -la",
         "rm notes.txt",
-        "rm -r build",
+        "rmdir build",
         "echo rm -rf /",
         "grep -r 'rm -rf' .",
         "cargo test",
