@@ -20,6 +20,19 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The environment variable that turns the log on for a harness process.
 pub const ENV_VAR: &str = "HOOK_POLICY_LOG";
 
+/// The log file named by [`ENV_VAR`], when it is set and not empty.
+pub fn from_env() -> Option<std::path::PathBuf> {
+    std::env::var_os(ENV_VAR)
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+}
+
+/// Where one decision is logged: [`ENV_VAR`], else the policy's
+/// `settings.log`; every harness decides it this way.
+pub fn destination(configured: Option<&Path>) -> Option<std::path::PathBuf> {
+    from_env().or_else(|| configured.map(Path::to_path_buf))
+}
+
 /// What one record says.
 pub struct Record<'a> {
     pub harness: &'a str,

@@ -388,10 +388,7 @@ impl<'a> LogTarget<'a> {
 
 /// The log file: `HOOK_POLICY_LOG`, else the policy's `settings.log`.
 fn log_path(configured: Option<&PathBuf>) -> Option<PathBuf> {
-    std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| configured.cloned())
+    decision_log::destination(configured.map(PathBuf::as_path))
 }
 
 fn decision_kind(reply: &Json, failed: bool) -> &'static str {

@@ -506,11 +506,7 @@ fn log_call(
         Prepared::Ready(p) => p.log.clone(),
         Prepared::Broken { .. } => None,
     };
-    let Some(path) = std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or(configured)
-    else {
+    let Some(path) = decision_log::destination(configured.as_deref()) else {
         return;
     };
     let payload = input.as_deref().unwrap_or(&[]);

@@ -21,7 +21,6 @@ use crate::model::OnError;
 use crate::watchdog::Watchdog;
 use serde_json::Value as Json;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 
 /// What the agent is told about one event.
 #[derive(Debug, Clone, PartialEq)]
@@ -280,11 +279,7 @@ fn log_call<P: Protocol>(
         Prepared::Ready(p) => p.log.clone(),
         Prepared::Broken { .. } => None,
     };
-    let Some(path) = std::env::var_os(decision_log::ENV_VAR)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or(configured)
-    else {
+    let Some(path) = decision_log::destination(configured.as_deref()) else {
         return;
     };
     let payload = input.as_deref().unwrap_or(&[]);

@@ -319,11 +319,7 @@ fn on_error_of(live: &LivePolicy) -> Option<OnError> {
 fn log_path(live: &LivePolicy) -> Option<PathBuf> {
     static FROM_ENV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     FROM_ENV
-        .get_or_init(|| {
-            std::env::var_os(decision_log::ENV_VAR)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
+        .get_or_init(decision_log::from_env)
         .clone()
         .or_else(|| match &*live.get() {
             Prepared::Ready(p) => p.log.clone(),
