@@ -5,8 +5,10 @@
 //! `.test.yaml`/`.test.yml` are policy tests, and hidden files and folders are
 //! skipped.
 
+mod event_tree;
 pub mod scalar;
 pub mod tree;
+mod typed;
 
 use crate::check::structure::SchemaChecker;
 use crate::diagnostic::{Diagnostic, SourceFile};
@@ -438,7 +440,7 @@ impl Loader<'_> {
             self.files.push(facts);
             return;
         }
-        let file: PolicyFile = match serde_json::from_value(tree.to_json()) {
+        let file: PolicyFile = match typed::from_node(&tree) {
             Ok(file) => file,
             Err(e) => {
                 // In run mode this is how a malformed file is refused. The
@@ -487,14 +489,20 @@ impl Loader<'_> {
                 }
             }
         }
-        let rule_nodes = rule_nodes(&tree);
+        // The rules' nodes move to the loaded rules (the rest of the tree
+        // is kept for composing packs, which never reads top-level rules).
+        let mut tree = tree;
+        let rule_nodes = match tree.get_mut("rules").map(|r| &mut r.value) {
+            Some(Value::Seq(items)) => std::mem::take(items),
+            _ => Vec::new(),
+        };
         let pack: Option<Arc<str>> = facts.pack.as_deref().map(Arc::from);
         for (rule, node) in file.rules.into_iter().zip(rule_nodes) {
             let order = self.set.rules.len();
             self.set.rules.push(LoadedRule {
                 rule,
                 file: source.clone(),
-                node: node.clone(),
+                node,
                 order,
                 layer,
                 pack: pack.clone(),
@@ -561,7 +569,7 @@ fn load_clean_rules(
             set.rejected.push((source.clone(), node.clone()));
             continue;
         }
-        if let Ok(rule) = serde_json::from_value::<Rule>(node.to_json()) {
+        if let Ok(rule) = typed::from_node::<Rule>(node) {
             let order = set.rules.len();
             set.rules.push(LoadedRule {
                 rule,

@@ -100,6 +100,16 @@ impl Node {
         }
     }
 
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        match &mut self.value {
+            Value::Map(entries) => entries
+                .iter_mut()
+                .find(|e| e.key == key)
+                .map(|e| &mut e.value),
+            _ => None,
+        }
+    }
+
     pub fn entry(&self, key: &str) -> Option<&Entry> {
         match &self.value {
             Value::Map(entries) => entries.iter().find(|e| e.key == key),
@@ -287,6 +297,36 @@ pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, ParseError> {
             span: None,
         });
     }
+    // Most policy files need none of serde-saphyr's interpretation layer;
+    // it reads the rest, and words every error (see `event_tree`).
+    match parse_from_events(text, limits) {
+        Some(tree) => Ok(tree),
+        None => parse_with_serde_saphyr(text, limits),
+    }
+}
+
+/// The tree built straight from the parser's events, when the document
+/// needs nothing more (see `event_tree`); public for the differential test.
+pub fn parse_from_events(text: &str, limits: ParseLimits) -> Option<Node> {
+    super::event_tree::build(text, &budget(limits))
+}
+
+/// The tree as serde-saphyr reads it: the reference reading of every
+/// document, and the one that words errors; public for the differential test.
+pub fn parse_with_serde_saphyr(text: &str, limits: ParseLimits) -> Result<Node, ParseError> {
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget(limits));
+    serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| {
+        let span = e.location().map(|loc| span_of(&loc));
+        ParseError {
+            message: describe_error(&e),
+            span,
+        }
+    })
+}
+
+/// serde-saphyr's budget for `limits`.
+fn budget(limits: ParseLimits) -> serde_saphyr::Budget {
     // Both structs are non-exhaustive: start from the defaults and tighten.
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = limits.max_depth;
@@ -296,15 +336,7 @@ pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, ParseError> {
     // Aliases replay recorded events; bound the replay so an alias bomb fails fast.
     budget.max_recorded_anchor_events = 100_000;
     budget.max_events = 4 * limits.max_nodes;
-    let mut options = serde_saphyr::Options::default();
-    options.budget = Some(budget);
-    serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| {
-        let span = e.location().map(|loc| span_of(&loc));
-        ParseError {
-            message: describe_error(&e),
-            span,
-        }
-    })
+    budget
 }
 
 /// The error text without serde-saphyr's own snippet rendering: our renderer
