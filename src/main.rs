@@ -36,7 +36,7 @@ extern "C" fn main(
 fn run() -> u8 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args == ["--schema"] {
-        if let Some((_, manifest)) = chibi::Manifest::beside_current_exe() {
+        if let Some(manifest) = chibi::Manifest::for_plugin_call(&args) {
             let inv = chibi::Invocation::from_env(&args);
             let code = chibi::run_plugin(
                 &manifest,

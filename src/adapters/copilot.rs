@@ -42,6 +42,32 @@ use serde_json::{json, Value as Json};
 
 pub struct Copilot;
 
+/// Copilot CLI's other documented events, in both spellings: no opinion.
+const QUIET: [&str; 22] = [
+    "postToolUse",
+    "postToolUseFailure",
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "errorOccurred",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "permissionRequest",
+    "notification",
+    "PostToolUse",
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PermissionRequest",
+    "Notification",
+];
+
 impl Protocol for Copilot {
     const HARNESS: Harness = Harness::Copilot;
 
@@ -59,11 +85,20 @@ impl Protocol for Copilot {
         let fail = |source: &mut PolicySource, m: &str| {
             hook_command::failure::<Copilot>(hook_command::on_error(source), m)
         };
-        // camelCase events name no event; the VS Code form does.
+        // camelCase events name no event (should one come to, it is read
+        // the same); the VS Code form does.
         let (tool, args) = match event.get("hook_event_name").and_then(Json::as_str) {
             Some("PreToolUse") => (event.get("tool_name"), event.get("tool_input")),
-            Some(_) => return hook_command::quiet::<Copilot>(),
-            None => (event.get("toolName"), event.get("toolArgs")),
+            None | Some("preToolUse") => (event.get("toolName"), event.get("toolArgs")),
+            Some(other) if QUIET.contains(&other) => return hook_command::quiet::<Copilot>(),
+            // An unknown name (other capitals, another agent's event) may
+            // be a tool call: not waved through.
+            Some(other) => {
+                return fail(
+                    source,
+                    &hook_command::unknown_event(other, "preToolUse (or PreToolUse)"),
+                )
+            }
         };
         let Some(tool) = tool.and_then(Json::as_str).filter(|t| !t.is_empty()) else {
             return fail(source, "the preToolUse event has no tool name");

@@ -741,7 +741,7 @@ pub fn serve(
     }
     let sc = ServeContext {
         project_root: workspace::resolve(workspace).display().to_string(),
-        home: std::env::var("HOME").ok(),
+        home: crate::paths::home_dir(),
         context_name: context_name.map(str::to_string),
     };
     let decider = Arc::new(Decider {

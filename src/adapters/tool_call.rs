@@ -244,9 +244,10 @@ pub fn permission_checks(
         }
         Other => {
             // Unlisted tools (MCP servers, plugins): a command or URL
-            // argument is what it looks like, at any depth for URLs.
-            if let Some(c) = args.get("command").and_then(Json::as_str) {
-                out.push(shell(c));
+            // argument is what it looks like, at any depth for URLs. A
+            // command given as argv (`["rm", "-rf", "/"]`) is one too.
+            if let Some(Json::String(_) | Json::Array(_)) = args.get("command") {
+                out.push(shell(&command_line(args, &["command"])));
             }
             for u in nested_urls(args) {
                 out.push(fetch(u));

@@ -129,7 +129,7 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
             (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
         }),
     );
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let ctx = DecideContext {
         harness: chibi::HARNESS,
         project_root: &project_root,
@@ -199,7 +199,7 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
         .context
@@ -244,7 +244,7 @@ fn hook_file_agent_event(
     use crate::adapters::hook_command::Protocol;
     use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
         .context
@@ -307,7 +307,7 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
                 .map(|d| d.display().to_string())
         })
         .unwrap_or_else(|| "/".into());
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let sc = picoclaw::ServeContext {
         project_root: project_root.clone(),
         home: home.clone(),

@@ -188,7 +188,7 @@ fn host_matches(url: &CelString<'_>, pattern: &CelString<'_>) -> CelBool {
 }
 
 fn home() -> Option<String> {
-    std::env::var("HOME").ok().filter(|h| !h.is_empty())
+    crate::paths::home_dir()
 }
 
 fn normalized_path(path: &CelString<'_>, root: &CelString<'_>) -> CelString<'static> {
