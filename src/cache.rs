@@ -21,7 +21,10 @@
 //!   while it was being read; such calls just parse the YAML.
 //! - Only policies that loaded and compiled cleanly (every rule of the hook,
 //!   as the YAML path compiles them) are written; anything unreadable,
-//!   truncated, foreign or failing its checksum in the cache is a miss.
+//!   truncated, foreign or failing its checksum in the cache is a miss, and
+//!   so is an entry another user could have written (owned by someone
+//!   else, or group- or world-writable): the checksum catches damage, not
+//!   forgery.
 //! - Writing is best effort (write to a temporary file, then rename): a
 //!   read-only or full disk only costs the speed-up, never a decision.
 //!
@@ -64,10 +67,7 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         return crate::engine::prepare(paths, Some(hook));
     };
     let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
-    if let Some(policy) = std::fs::read(&entry_path)
-        .ok()
-        .and_then(|bytes| decode(bytes, &key, hook))
-    {
+    if let Some(policy) = read_entry(&entry_path).and_then(|bytes| decode(bytes, &key, hook)) {
         return Prepared::Ready(policy);
     }
     let mut sources = Vec::with_capacity(files.len());
@@ -262,11 +262,38 @@ fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
     Some((key, fresh))
 }
 
+/// An entry's bytes, if it is a file only this user could have written:
+/// owned by the effective user and writable by no group or other. The
+/// checksum catches damage, not forgery, and a cache directory can be
+/// shared or loosely set (`XDG_CACHE_HOME=/tmp`, a group-writable home):
+/// an entry another user planted there could make the policy say anything.
+/// Checked on the open file, so the file read is the file checked.
+fn read_entry(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let mut file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
 fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     if entry.is_empty() {
         return Ok(());
     }
-    std::fs::create_dir_all(dir)?;
+    // Private from the start: entries are only trusted when no one else
+    // could have written them (see `read_entry`).
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     // One entry per hook: older ones for this hook are stale.
     let hook = path
         .file_name()
@@ -285,7 +312,12 @@ fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
         }
     }
     let tmp = dir.join(format!(".{hook}-{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
+    // `create_new` (O_EXCL): never through a link someone left at the name.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
     f.write_all(entry)?;
     f.sync_data().ok();
     drop(f);

@@ -463,10 +463,15 @@ fn gemini_before_model(
 
 /// Where a one-process-per-event agent keeps its policy cache.
 pub fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    // Relative values are ignored, as the XDG specification says: they
+    // would put the cache in the project the hook runs in, whose files a
+    // cloned repository can supply.
+    let absolute = |v: &str| {
+        std::env::var_os(v)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let base = absolute("XDG_CACHE_HOME").or_else(|| absolute("HOME").map(|h| h.join(".cache")))?;
     Some(base.join("hook-policy"))
 }
 

@@ -306,6 +306,16 @@ fn failure_answer(method: Option<Decided>, on_error: Option<OnError>, why: &str)
     }
 }
 
+/// The failure reply to one request line, to the id and method at its head
+/// (what `policy eval --harness picoclaw` prints past its deadline); `None`
+/// when the line names no id.
+pub fn failure_reply_to(line: &[u8], on_error: Option<OnError>, why: &str) -> Option<Json> {
+    let h = framing::scan_head(line);
+    let method = h.method.as_deref().and_then(Decided::of);
+    h.id.filter(|id| !id.is_null())
+        .map(|id| result(id, failure_answer(method, on_error, why)))
+}
+
 fn on_error_of(live: &LivePolicy) -> Option<OnError> {
     match &*live.get() {
         Prepared::Ready(p) => p.on_error,

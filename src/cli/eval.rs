@@ -8,10 +8,11 @@ use super::args::AskingHarness;
 use super::output::{err, errln, out};
 use super::ExitStatus;
 use crate::adapters::tool_call::{Harness, PolicySource};
-use crate::adapters::{chibi, coding_agent, picoclaw};
+use crate::adapters::{chibi, coding_agent, hook_command, picoclaw};
 use crate::catalogue;
 use crate::engine::{self, Outcome, Prepared};
 use crate::eval::DecideContext;
+use crate::model::OnError;
 use crate::render;
 use crate::watchdog::Watchdog;
 use std::io::{Read, Write};
@@ -198,7 +199,13 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
+    // The hook's deadline: past it, the failure reply `policy hook` gives.
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env(),
+        Box::new(move |on_error, message| coding_agent::failure_text(agent, on_error, message)),
+    );
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
+    watchdog.set_on_error(hook_command::on_error(&mut source));
     let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
@@ -214,6 +221,9 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
         None => String::new(),
     };
     explanation.push_str(&format!("  reply: {}\n", reply.json));
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     if explain_only {
         out!("{explanation}");
     } else {
@@ -243,7 +253,28 @@ fn hook_file_agent_event(
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
     use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    fn arm<P: Protocol>() -> Watchdog {
+        let watchdog = Watchdog::arm(
+            Watchdog::deadline_from_env(),
+            Box::new(|on_error, message| {
+                let a = hook_command::failure::<P>(on_error, message);
+                (a.stdout, a.stderr.join("\n") + "\n")
+            }),
+        );
+        watchdog.exit_codes(
+            [None, Some(OnError::FailClosed), Some(OnError::FailOpen)]
+                .map(|setting| hook_command::failure::<P>(setting, "").exit),
+        );
+        watchdog
+    }
+    // The hook's deadline: past it, the failure reply `policy hook` gives.
+    let watchdog = match agent {
+        Harness::Cursor => arm::<Cursor>(),
+        Harness::Copilot => arm::<Copilot>(),
+        _ => arm::<Windsurf>(),
+    };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
+    watchdog.set_on_error(hook_command::on_error(&mut source));
     let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
@@ -255,6 +286,9 @@ fn hook_file_agent_event(
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     let explanation = format!(
         "{}: decision {}; rules matched: {}; exit status {}\n  reply: {}\n",
         agent.name(),
@@ -297,7 +331,22 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
     if let Some(message) = &broken {
         errln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
     }
+    let on_error = match &prepared {
+        Prepared::Ready(p) => p.on_error,
+        Prepared::Broken { .. } => None,
+    };
     let live = picoclaw::LivePolicy::new(prepared);
+    // The server's deadline: past it, the request's failure reply.
+    let head: Vec<u8> = bytes.iter().copied().take(4096).collect();
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env_or(picoclaw::DEFAULT_DEADLINE),
+        Box::new(move |on_error, message| {
+            let reply = picoclaw::failure_reply_to(&head, on_error, message)
+                .map_or_else(String::new, |r| format!("{r}\n"));
+            (reply, format!("hook-policy: picoclaw: {message}\n"))
+        }),
+    );
+    watchdog.set_on_error(on_error);
     let project_root = args
         .project_root
         .clone()
@@ -330,6 +379,9 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
         Err(e) => format!("picoclaw: the request is not JSON: {e}\n"),
     };
     explanation.push_str(&format!("  reply: {shown}\n"));
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     if explain_only {
         out!("{explanation}");
     } else {
