@@ -431,12 +431,22 @@ impl Matchers {
     pub fn evaluate(&self, subjects: &Subjects<'_>) -> MatchOutcome {
         let mut reasons = Vec::new();
         if let Some(m) = &self.shell {
-            match subjects
-                .shell()
-                .and_then(|a| m.matches(a, subjects.project_root, subjects.home))
-            {
+            let analysis = subjects.shell();
+            match analysis.and_then(|a| m.matches(a, subjects.project_root, subjects.home)) {
                 Some(r) => reasons.push(r),
-                None => return MatchOutcome::NoMatch("shell: no command matched".into()),
+                None => {
+                    // Commands that were never analysed may be the ones this
+                    // rule looks for: it cannot say no (fail by the hook's mode).
+                    if let Some(why) = analysis
+                        .filter(|_| m.has_command_criteria())
+                        .and_then(ShellAnalysis::unanalysed)
+                    {
+                        return MatchOutcome::Error(format!(
+                            "shell: the line could not be analysed whole ({why})"
+                        ));
+                    }
+                    return MatchOutcome::NoMatch("shell: no command matched".into());
+                }
             }
         }
         if let Some(m) = &self.url {

@@ -208,9 +208,15 @@ impl HookPlan {
         // command, URL or path), a matcher cannot match and nothing is added.
         if let Some(programs) = &self.programs {
             if let Some(analysis) = subjects.shell() {
-                for command in &analysis.commands {
-                    if let Some(rules) = programs.by_program.get(&command.program) {
-                        out.extend_from_slice(rules);
+                if analysis.unanalysed().is_some() {
+                    // Part of the line was never looked at: any program may
+                    // be in it, so every rule stays to say it cannot tell.
+                    out.extend(programs.by_program.values().flatten());
+                } else {
+                    for command in &analysis.commands {
+                        if let Some(rules) = programs.by_program.get(&command.program) {
+                            out.extend_from_slice(rules);
+                        }
                     }
                 }
             }

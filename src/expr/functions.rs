@@ -27,7 +27,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
     cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")?;
     cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> Result<CelBool>)?;
     cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)?;
     cel::add_member_overload!(env, fn url_class: (CelString) -> CelString)?;
     cel::add_member_overload!(env, fn url_host: (CelString) -> CelString)?;
@@ -137,14 +137,30 @@ fn shell_opaque(line: &CelString<'_>) -> CelBool {
     CelBool::from(crate::matchers::analyze_shell(line.inner()).is_opaque())
 }
 
-fn runs(line: &CelString<'_>, program: &CelString<'_>) -> CelBool {
+fn runs(line: &CelString<'_>, program: &CelString<'_>) -> Result<CelBool, ExecutionError> {
     let analysis = crate::matchers::analyze_shell(line.inner());
-    CelBool::from(
-        analysis
-            .commands
-            .iter()
-            .any(|c| c.program == program.inner()),
-    )
+    let found = analysis
+        .commands
+        .iter()
+        .any(|c| c.program == program.inner());
+    not_found_for_sure("runs", found, &analysis)
+}
+
+/// A search for a command that found none is only an answer when the whole
+/// line was analysed (see `ShellAnalysis::unanalysed`); otherwise an error,
+/// which the hook's failure mode turns into a deny on permission hooks.
+fn not_found_for_sure(
+    function: &str,
+    found: bool,
+    analysis: &crate::shell::ShellAnalysis,
+) -> Result<CelBool, ExecutionError> {
+    match analysis.unanalysed() {
+        Some(why) if !found => Err(ExecutionError::function_error(
+            function,
+            format!("the line could not be analysed whole ({why})"),
+        )),
+        _ => Ok(CelBool::from(found)),
+    }
 }
 
 fn runs_with(
@@ -167,7 +183,7 @@ fn runs_with(
         .commands
         .iter()
         .any(|c| c.program == program.inner() && specs.iter().all(|s| c.has_flag(s)));
-    Ok(CelBool::from(found))
+    not_found_for_sure("runsWith", found, &analysis)
 }
 
 fn url_class(url: &CelString<'_>) -> CelString<'static> {
