@@ -785,6 +785,55 @@ fn picoclaw_hook_calls_that_cannot_be_read_are_refused() {
     assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
 }
 
+/// Claude Code in bypassPermissions mode runs a call a hook asks about
+/// without asking (anthropics/claude-code#77212): an ask rule there would
+/// be a silent allow, so it denies. Other modes still ask.
+#[test]
+fn an_ask_denies_where_claude_code_would_not_ask() {
+    let dir = TempDir::new("fail-closed-ask");
+    let p = dir.write(
+        "ask.yaml",
+        "version: 1\nrules:\n  - id: ask-push\n    hook: pre_shell_exec\n    shell: { program: git, arg: '^push$' }\n    ask: pushing needs a look\n",
+    );
+    let event = |mode: &str| {
+        json!({"hook_event_name": "PreToolUse", "permission_mode": mode, "tool_name": "Bash",
+               "tool_input": {"command": "git push"}})
+    };
+    let out = hook("claude-code", &p, &event("bypassPermissions"));
+    assert_denies("claude-code", &out, "does not ask", "bypassPermissions");
+    for mode in ["default", "acceptEdits", "plan"] {
+        let reply = stdout_json(&hook("claude-code", &p, &event(mode)));
+        assert_eq!(
+            reply["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{mode}: {reply}"
+        );
+    }
+}
+
+/// A cache that cannot be used only costs speed, wherever the variables
+/// point: a file in the way, a directory that cannot be created, a
+/// relative path (ignored: it would be inside the project).
+#[test]
+fn cache_and_home_variables_pointing_at_odd_places_change_no_decision() {
+    let (d, p) = policy_dir();
+    let file = d.write("a-file", "x").display().to_string();
+    let body = shell_event("claude-code", "rm -rf /").to_string();
+    for env in [
+        vec![("XDG_CACHE_HOME", file.as_str())],
+        vec![("XDG_CACHE_HOME", "/proc/no-such-dir")],
+        vec![("XDG_CACHE_HOME", "relative/cache")],
+        vec![("XDG_CACHE_HOME", ""), ("HOME", "")],
+        vec![("XDG_CACHE_HOME", ""), ("HOME", "/nonexistent")],
+    ] {
+        let out = hook_with("claude-code", &p, body.as_bytes(), &env);
+        assert_denies("claude-code", &out, "no rm", &format!("{env:?}"));
+    }
+    assert!(
+        !Path::new("relative").exists(),
+        "a relative XDG_CACHE_HOME made a cache in the working directory"
+    );
+}
+
 // --- chibi ---------------------------------------------------------------
 
 /// A plugin whose manifest is damaged or gone used to fail `--schema` with

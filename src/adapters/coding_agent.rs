@@ -12,7 +12,7 @@
 //! | verdict    | Claude Code                  | Gemini CLI                     | Codex |
 //! |------------|------------------------------|--------------------------------|-------|
 //! | deny       | `permissionDecision: deny`   | `decision: deny`               | `permissionDecision: deny` |
-//! | ask        | `permissionDecision: ask`    | deny                           | deny |
+//! | ask        | `permissionDecision: ask` (deny under `bypassPermissions`) | deny | deny |
 //! | rewrite    | `ask` with `updatedInput`    | `hookSpecificOutput.tool_input`| deny |
 //! | no opinion | `{}`                         | `{}`                           | `{}` |
 //!
@@ -290,6 +290,20 @@ fn tool_use(
         home,
     };
     let d = tool_call::decide_call(source, harness, tool, args, event, false, context_name, ctx);
+    // Claude Code in bypassPermissions mode runs a call a hook asks about
+    // without asking (anthropics/claude-code#77212): there an ask denies.
+    let mode = event.get("permission_mode").and_then(Json::as_str);
+    let d = match d.verdict {
+        Verdict::Ask(reason) if harness == Harness::ClaudeCode && mode == Some("bypassPermissions") => {
+            CallDecision {
+                verdict: Verdict::Deny(format!(
+                    "{reason} (this needs the user's approval, and Claude Code in bypassPermissions mode does not ask)"
+                )),
+                ..d
+            }
+        }
+        _ => d,
+    };
     render(harness, d)
 }
 
