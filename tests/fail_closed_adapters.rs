@@ -332,9 +332,9 @@ fn an_event_name_the_adapter_does_not_know_denies() {
 }
 
 /// An entry put in the wrong agent's settings: the reply must be one the
-/// agent that sent the event reads as a deny. Claude Code takes Gemini's
-/// `decision: deny` as a malformed reply and runs the tool, and Gemini CLI
-/// does not read Claude Code's `hookSpecificOutput.permissionDecision`.
+/// agent that sent the event reads as a deny: Claude Code's `decision`
+/// takes only `approve` or `block`, and Gemini CLI does not read Claude
+/// Code's `hookSpecificOutput.permissionDecision`.
 #[test]
 fn another_agents_tool_event_is_denied_in_the_senders_words() {
     let (_d, p) = policy_dir();

@@ -161,8 +161,8 @@ pub fn handle(
     }
     // Another agent's tool event: the entry is in the wrong agent's
     // settings. Deny in the words of the agent that sent it, which would
-    // not read our own agent's deny (Claude Code reads a Gemini
-    // `decision: deny` as an invalid reply and runs the tool).
+    // not read our own agent's deny (Claude Code's `decision` takes only
+    // `approve` or `block`; Gemini reads no `hookSpecificOutput` decision).
     let sender = match name {
         "BeforeTool" => Some(Harness::Gemini),
         "PreToolUse" => Some(Harness::ClaudeCode),
