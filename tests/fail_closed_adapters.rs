@@ -515,6 +515,33 @@ fn unlisted_mcp_and_case_variant_tools_reach_the_tool_gate() {
     }
 }
 
+/// Lookalikes are other names, to the shell and the file system as here:
+/// `ｒｍ` (fullwidth) is a program bash does not find, `.ｅnv` another file.
+/// Nothing is normalised, so nothing a rule names can be reached through
+/// a lookalike, and a lookalike is not mistaken for what it imitates.
+#[test]
+fn unicode_lookalikes_are_the_names_the_system_sees() {
+    let (_d, p) = policy_dir();
+    for agent in AGENTS {
+        for command in [
+            "\u{ff52}\u{ff4d} -rf /",
+            "r\u{200b}m -rf /",
+            "rm\u{a0}-rf /",
+        ] {
+            let out = hook(agent, &p, &shell_event(agent, command));
+            assert_quiet(agent, &out, command);
+        }
+        // The real program behind a lookalike argument is still seen.
+        let out = hook(agent, &p, &shell_event(agent, "rm -rf /\u{ff0f}"));
+        assert_denies(agent, &out, "no rm", "rm with a lookalike slash");
+    }
+    let read = |path: &str| json!({"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": path}});
+    let out = hook("claude-code", &p, &read("/p/.\u{ff45}nv"));
+    assert_quiet("claude-code", &out, "fullwidth e");
+    let out = hook("claude-code", &p, &read("/p/./sub/../.env"));
+    assert_denies("claude-code", &out, "no env", "dot segments");
+}
+
 /// A line padded past what the shell analysis reads (64 KiB, 10,000
 /// commands) used to hide a command in plain sight: `shell: {program: rm}`
 /// found no `rm` and said nothing. A rule that looks for a command now
@@ -551,6 +578,32 @@ fn nul_bytes_and_padded_commands_cannot_hide_a_command() {
         );
         assert_denies(agent, &out, "could not be analysed whole", "1 MB, no rm");
     }
+    // chibi's plugin, through the same analysis.
+    let home = ChibiHome::install(&[&p]);
+    for (command, why) in [
+        (long.as_str(), "could not be analysed whole"),
+        (many.as_str(), "could not be analysed whole"),
+        ("ls\u{0}; rm -rf /", "no rm"),
+    ] {
+        let reply = home.reply(
+            "pre_shell_exec",
+            &json!({"tool_name": "shell_exec", "command": command}),
+        );
+        assert_eq!(reply["denied"], json!(true), "chibi: {reply}");
+        assert!(
+            reply["reason"].as_str().unwrap().contains(why),
+            "chibi: {reply}"
+        );
+    }
+    let out = home.hook_raw(
+        "pre_shell_exec",
+        br#"{"tool_name":"shell_exec","command":"ls","command":"rm -rf /"}"#,
+    );
+    assert_eq!(
+        stdout_json(&out)["denied"],
+        json!(true),
+        "chibi: duplicate key"
+    );
     // The same through a CEL condition.
     let dir = TempDir::new("fail-closed-runs");
     let cel = dir.write(
