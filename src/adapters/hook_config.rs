@@ -279,7 +279,14 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
         lines.push(format!("removed the hook-policy entries from {shown}"));
     }
-    // The list file, and the installed binary once no agent uses it.
+    lines.extend(remove_installed_copy(harness)?);
+    Ok(lines.join("\n"))
+}
+
+/// Removes the agent's policy list file, and the installed binary once no
+/// agent uses it; says what it removed.
+pub fn remove_installed_copy(harness: Harness) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
     let layout = Layout::from_env()?;
     let list = layout.list(harness);
     if std::fs::remove_file(&list).is_ok() {
@@ -290,5 +297,5 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }
-    Ok(lines.join("\n"))
+    Ok(lines)
 }

@@ -60,14 +60,18 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
-/// Strings of the first present key: one string, or every string of a list.
+/// Strings of the first present key: one string, or every string of a list
+/// (an entry that is an object gives its `path`, as Cline's read_files
+/// sends `{path, start_line}`).
 fn string_list(args: &Json, keys: Keys) -> Vec<String> {
+    let entry = |i: &Json| match i {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => o.get("path").and_then(Json::as_str).map(str::to_string),
+        _ => None,
+    };
     match keys.iter().find_map(|k| args.get(*k)) {
-        Some(Json::String(s)) => vec![s.clone()],
-        Some(Json::Array(items)) => items
-            .iter()
-            .filter_map(|i| i.as_str().map(str::to_string))
-            .collect(),
+        Some(Json::Array(items)) => items.iter().filter_map(entry).collect(),
+        Some(one) => entry(one).into_iter().collect(),
         _ => Vec::new(),
     }
 }
@@ -137,6 +141,15 @@ pub fn permission_checks(
     let mut out = Vec::new();
     match action {
         Shell { command } => out.push(shell(&command_line(args, command))),
+        ShellEach { list } => {
+            let lines = command_lines(args, list);
+            if lines.is_empty() {
+                return Err(format!(
+                    "the `{tool}` call names no command that hook-policy can check, so it is denied"
+                ));
+            }
+            out.extend(lines.iter().map(|l| shell(l)));
+        }
         ShellSession {
             command,
             input,
@@ -269,6 +282,43 @@ fn command_line(args: &Json, command: Keys) -> String {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// Every command of a list tool's call: the first present key holds one
+/// command line, `{command, args}` (argv), or a list of either. Without any
+/// of the keys, every top-level string counts (an input sent as a bare list
+/// arrives as `{"0": ..., "1": ...}`), so no command goes unchecked.
+fn command_lines(args: &Json, keys: Keys) -> Vec<String> {
+    fn one(v: &Json, out: &mut Vec<String>) {
+        match v {
+            Json::String(s) => out.push(s.clone()),
+            Json::Object(o) => {
+                if let Some(c) = o.get("command").and_then(Json::as_str) {
+                    let mut words = vec![Json::String(c.to_string())];
+                    words.extend(
+                        o.get("args")
+                            .and_then(Json::as_array)
+                            .into_iter()
+                            .flatten()
+                            .cloned(),
+                    );
+                    out.push(argv_line(&words));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match keys.iter().find_map(|k| args.get(*k)) {
+        Some(Json::Array(items)) => items.iter().for_each(|i| one(i, &mut out)),
+        Some(v) => one(v, &mut out),
+        None => {
+            for v in args.as_object().into_iter().flat_map(|m| m.values()) {
+                one(v, &mut out);
+            }
+        }
+    }
+    out
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -871,7 +921,7 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         ],
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
-        Cursor | Copilot | Windsurf => crate::catalogue::tools::vendor_facts(h),
+        Cursor | Copilot | Windsurf | Cline => crate::catalogue::tools::vendor_facts(h),
     }
 }
 
@@ -936,6 +986,10 @@ pub fn markdown() -> String {
             };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
+                ShellEach { list } => (
+                    "pre_shell_exec, per command",
+                    format!("each command line (or `{{command, args}}` argv) of {}; no command at all: denied", keys(list)),
+                ),
                 ShellSession { command, input, keys: k } => (
                     "pre_shell_exec, per submitted line",
                     format!(

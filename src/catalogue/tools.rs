@@ -16,10 +16,11 @@ pub enum Harness {
     Cursor,
     Copilot,
     Windsurf,
+    Cline,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 7] = [
+    pub const ALL: [Harness; 8] = [
         Harness::ClaudeCode,
         Harness::Gemini,
         Harness::Codex,
@@ -27,6 +28,7 @@ impl Harness {
         Harness::Cursor,
         Harness::Copilot,
         Harness::Windsurf,
+        Harness::Cline,
     ];
 
     /// The name conditions see in `harness` and the CLI accepts.
@@ -39,6 +41,7 @@ impl Harness {
             Harness::Cursor => "cursor",
             Harness::Copilot => "copilot",
             Harness::Windsurf => "windsurf",
+            Harness::Cline => "cline",
         }
     }
 
@@ -51,6 +54,7 @@ impl Harness {
             Harness::Cursor => "Cursor",
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Windsurf => "Windsurf Cascade",
+            Harness::Cline => "Cline",
         }
     }
 
@@ -73,6 +77,10 @@ pub type Keys = &'static [&'static str];
 pub enum Action {
     /// Runs a shell command line: `pre_shell_exec`.
     Shell { command: Keys },
+    /// Runs each command of a list, one after the other (Cline's
+    /// run_commands): every entry, a command line or `{command, args}`, is
+    /// its own `pre_shell_exec`. A call that names no command denies.
+    ShellEach { list: Keys },
     /// A shell tool that also types into sessions it started: the command,
     /// and every line the typed `input` (raw text) or `keys` (key names)
     /// submit, line editing replayed, are each `pre_shell_exec`.
@@ -238,6 +246,35 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(Windsurf, "read_code", "fs_read", Read { path: &["file_path"] }),
     map(Windsurf, "write_code", "fs_write", MultiEdit { path: &["file_path"] }),
     map(Windsurf, "mcp__*", "plugin", Other),
+    // Cline (docs.cline.bot/customization/hooks; tools from the Cline tools
+    // guide and, for Cline 4's runtime, its source: sdk/packages/core/src/
+    // extensions/tools). Parameters arrive as text: the adapter parses the
+    // lists of run_commands, read_files and fetch_web_content, and names an
+    // MCP call (use_mcp_tool) mcp__<server>__<tool> with its arguments.
+    map(Cline, "execute_command", "shell", Shell { command: &["command"] }),
+    map(Cline, "run_commands", "shell", ShellEach { list: &["commands", "command", "cmd"] }),
+    map(Cline, "read_file", "fs_read", Read { path: &["path", "file_path"] }),
+    map(Cline, "read_files", "fs_read", ReadMany { list: &["files", "file_paths", "paths", "path"] }),
+    map(Cline, "list_files", "fs_read", Read { path: &["path"] }),
+    map(Cline, "list_code_definition_names", "fs_read", Read { path: &["path"] }),
+    map(Cline, "search_files", "fs_read", Search { path: &["path"], include: &["file_pattern"] }),
+    map(Cline, "search_codebase", "fs_read", Search { path: &["path"], include: &["file_pattern"] }),
+    map(Cline, "write_to_file", "fs_write", Write { path: &["path"], content: &["content"] }),
+    map(Cline, "replace_in_file", "fs_write", Write { path: &["path"], content: &["diff"] }),
+    map(Cline, "editor", "fs_write", Write { path: &["path"], content: &["new_text"] }),
+    map(Cline, "apply_patch", "fs_write", Patch { text: &["input", "patch"] }),
+    map(Cline, "web_fetch", "network", Fetch { url: &["url"] }),
+    map(Cline, "fetch_web_content", "network", Other),
+    map(Cline, "browser_action", "network", Other),
+    map(Cline, "web_search", "network", Other),
+    map(Cline, "attempt_completion", "flow", Other),
+    map(Cline, "ask_followup_question", "flow", Other),
+    map(Cline, "ask_question", "flow", Other),
+    map(Cline, "new_task", "flow", Other),
+    map(Cline, "plan_mode_respond", "flow", Other),
+    map(Cline, "submit_and_exit", "flow", Other),
+    map(Cline, "skills", "flow", Other),
+    map(Cline, "*", "plugin", Other),
 ];
 
 /// The mapping of a native tool, if it is listed.
@@ -262,6 +299,7 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
         (Cursor, _) => "cursor.event",
         (Copilot, _) => "copilot.preToolUse",
         (Windsurf, _) => "windsurf.event",
+        (Cline, _) => "cline.PreToolUse",
     }
 }
 
@@ -292,6 +330,14 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
             "Project root: the hook process's working directory, never `tool_info.cwd` (where the model chose to run the command); `HOOK_POLICY_PROJECT_ROOT` overrides it.",
             "Install: `policy install windsurf --policy P --write --scope user|project` merges the four entries (with `show_output: true`, so a block's reason is shown) into `~/.codeium/windsurf/hooks.json` or `.windsurf/hooks.json`; the system file is left to administrators (`--settings /etc/windsurf/hooks.json`).",
         ],
+        Cline => &[
+            "Built from <https://docs.cline.bot/customization/hooks> and <https://docs.cline.bot/features/hooks/hook-reference>: an executable file named `PreToolUse` in `~/Documents/Cline/Hooks/` or `.clinerules/hooks/` (both run; either one's cancel stops the tool; hooks must be enabled in Cline's settings). Event: JSON with `hookName`, `taskId`, `workspaceRoots` and `preToolUse: {toolName, parameters}`; the Cline CLI names it `tool_call`, with the same `preToolUse`.",
+            "Reply: `{\"cancel\": true, \"errorMessage\": ...}` stops the tool; no opinion is `{\"cancel\": false}`, which leaves Cline's own approval in charge (there is no allow). Exit status 0 always: Cline runs the tool when a hook exits non-zero without JSON, prints none, or times out (30 s in the extension, 120 s in the CLI, read from its source), so failures and the deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s) answer with the cancel JSON.",
+            "Read from Cline's source (apps/vscode 4.1.13, sdk): parameter values arrive as text, non-strings as JSON text, so the lists of `run_commands` (`commands`), `read_files` (`files`, `file_paths`, `paths`) and `fetch_web_content` (`requests`) are parsed back; other values stay as sent. `use_mcp_tool` is decided as `mcp__<server_name>__<tool_name>` with its `arguments` (JSON text; anything but an object denies). Cline 4's own MCP tools (`<server>__<tool>`) and any unlisted tool reach the tool gate under their name; `fetch_web_content` and `browser_action` have every `url` checked, `attempt_completion` its `command`.",
+            "Read fail-closed: Cline hooks cannot ask, so an ask denies; the CLI's `overrideInput` is not on the page, so a rewrite denies. A `run_commands` call that shows no command denies.",
+            "Project root: the first of `workspaceRoots`, else the hook's working directory (Cline starts it in the workspace); `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+            "Install: `policy install cline --policy P --write --scope user|project` writes the executable script `~/Documents/Cline/Hooks/PreToolUse` or `.clinerules/hooks/PreToolUse` (running the installed copy of the binary with `--policy-list`), refusing a `PreToolUse` it did not write; `policy uninstall cline --settings FILE` removes it. Windows (`PreToolUse.ps1`) is not installed.",
+        ],
         _ => &[],
     }
 }
@@ -299,7 +345,7 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
 /// The canonical permission hooks an action is asked at, for listings.
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
-        Shell { .. } | ShellSession { .. } => "pre_shell_exec",
+        Shell { .. } | ShellSession { .. } | ShellEach { .. } => "pre_shell_exec",
         Read { .. } | Search { .. } | ReadMany { .. } => "pre_file_read",
         Watch { .. } => "pre_shell_exec, pre_fetch_url",
         LoadTools { .. } => "pre_api_tools",
@@ -353,6 +399,7 @@ pub const CANONICAL: &[Canonical] = &[
     Canonical { harness: Copilot, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Copilot, tool: "powershell", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Windsurf, tool: "run_command", name: "shell_exec", args: &[arg("command_line", "command", 1)] },
+    Canonical { harness: Cline, tool: "execute_command", name: "shell_exec", args: &[arg("command", "command", 1)] },
 ];
 
 /// The canonical view of a native tool, if it has one.
