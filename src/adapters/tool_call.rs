@@ -198,6 +198,7 @@ pub fn permission_checks(
             let selection = match harness {
                 ClaudeCode => walk::claude_grep(args),
                 Gemini => walk::gemini_grep(args, base),
+                Cline => walk::cline_search(tool, args),
                 _ => walk::everything(string_list(args, include)),
             };
             let files = walk::files_searched(dir, &selection, base).map_err(|e| e.to_string())?;
@@ -931,6 +932,7 @@ fn search_selection(h: Harness, include: String) -> String {
     match h {
         ClaudeCode => format!("ripgrep with `--hidden` and `--glob '!.git'` (and the other VCS directories): hidden files included; `.gitignore` (in a git repository), `.ignore`, `.rgignore` honoured; {include} as `--glob` (which also reads ignored files it names) and `type` as `--type`"),
         Gemini => format!("ripgrep, or without it `git grep --untracked` / `grep -r`, so hidden files included; `.gitignore` honoured in a git repository unless `no_ignore` is true or a Gemini settings file sets `respectGitIgnore`; `node_modules .git bower_components .svn .hg` skipped unless `no_ignore`; {include} as `--glob`"),
+        Cline => format!("ripgrep as Cline runs it: `search_files` with {include} (default `*`) as `--glob`, which overrides every ignore rule, so hidden and ignored files are read; `search_codebase` with ripgrep's defaults (no hidden files, ignore files honoured)"),
         _ => format!("every file but `.git`, that {include} admits (all without one)"),
     }
 }
@@ -1020,6 +1022,10 @@ pub fn markdown() -> String {
                 Search { path, include } => (
                     "pre_file_read, per file",
                     format!("the directory {} (default `.`) and every file below it that the tool reads: {}; more than {} entries left after the ignore rules: denied", keys(path), search_selection(h, keys(include)), super::search_walk::MAX_ENTRIES),
+                ),
+                ReadMany { list } if h != Gemini => (
+                    "pre_file_read, per file",
+                    format!("each path of {} (a string, or an entry's `path`); each glob there, every file but `.git` below the directory that it admits", keys(list)),
                 ),
                 ReadMany { list } => (
                     "pre_file_read, per file",
