@@ -67,12 +67,19 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
         (Harness::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
         (Harness::Cursor, Scope::Project) => PathBuf::from(".cursor/hooks.json"),
         (Harness::Copilot, Scope::Project) => PathBuf::from(".github/hooks/hook-policy.json"),
-        (Harness::Copilot, Scope::User) => {
-            return Err("Copilot CLI's documentation names repository hooks only (.github/hooks/*.json); install with --scope project in the repository".into())
-        }
+        // The hooks reference's user-level hooks directory.
+        (Harness::Copilot, Scope::User) => std::env::var_os("COPILOT_HOME")
+            .filter(|h| !h.is_empty())
+            .map_or_else(|| home.join(".copilot"), PathBuf::from)
+            .join("hooks/hook-policy.json"),
         (Harness::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
         (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
-        (other, _) => return Err(format!("{} is not installed through a hooks.json file", other.title())),
+        (other, _) => {
+            return Err(format!(
+                "{} is not installed through a hooks.json file",
+                other.title()
+            ))
+        }
     })
 }
 

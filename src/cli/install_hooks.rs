@@ -14,7 +14,8 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ScopeArg {
     /// The user's own hooks file (Cursor: ~/.cursor/hooks.json; Windsurf:
-    /// ~/.codeium/windsurf/hooks.json; Cline: ~/Documents/Cline/Hooks/PreToolUse).
+    /// ~/.codeium/windsurf/hooks.json; Copilot CLI: ~/.copilot/hooks/hook-policy.json;
+    /// Cline: ~/Documents/Cline/Hooks/PreToolUse).
     User,
     /// The project's, from the current directory (Cursor: .cursor/hooks.json;
     /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json;
