@@ -15,17 +15,19 @@
 //! ```
 //!
 //! The reply is one JSON object on stdout: `{"cancel": true, "errorMessage":
-//! ...}` stops the tool and shows the message; no opinion is `{"cancel":
-//! false}`, the page's own "let it run", which leaves Cline's approval
-//! settings in charge (there is no allow to give).
+//! ...}` blocks the tool, shows the message and halts the task until the
+//! user resumes it; no opinion is `{"cancel": false}`, the page's own "let
+//! it run", which leaves Cline's approval settings in charge (there is no
+//! allow to give). "Only `cancel: true` stops execution": a hook that exits
+//! non-zero, prints invalid JSON or times out is a failure and the tool
+//! runs. So every answer, failures and the deadline included, is exit
+//! status 0 with the cancel JSON unless the policy fails open.
 //!
 //! Read from Cline's source where the page says nothing (apps/vscode
 //! 4.1.13, hook-factory.ts and sdk/hooks-adapter.ts; the SDK's
 //! hook-file-hooks.ts for the CLI):
-//! - A hook that exits non-zero without JSON, prints no JSON, or runs past
-//!   the timeout (30 s in the extension, 120 s in the CLI) is logged and
-//!   the tool runs. So every answer, failures and the deadline included, is
-//!   exit status 0 with the cancel JSON unless the policy fails open.
+//! - The timeout is 30 s in the extension, 120 s in the CLI; the deadline
+//!   (`HOOK_POLICY_DEADLINE_MS`, 10 s) answers well before either.
 //! - `parameters` values are text: a value that was not a string arrives as
 //!   JSON text (`{"commands": "[\"ls\"]"}`). The lists of run_commands,
 //!   read_files and fetch_web_content are parsed back here; other values
