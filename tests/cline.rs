@@ -577,3 +577,58 @@ fn searches_read_what_clines_ripgrep_would_read() {
     let reply = search("search_codebase", json!({"queries": "[\"SECRET\"]"}));
     assert_eq!(reply, json!({"cancel": false}));
 }
+
+/// Cline sends every parameter as text and its tools accept many shapes:
+/// none of them is a way past the checks.
+#[test]
+fn no_input_shape_hides_a_command_a_path_or_a_url() {
+    let call = |tool: &str, params: Value| stdout_json(&shipped(&event(tool, params)));
+    // A bare list reaches the hook keyed by index, its objects as JSON text.
+    assert_eq!(
+        call("read_files", json!({"0": "/home/user/.ssh/id_rsa"})),
+        cancel(SSH_READ)
+    );
+    let argv = json!({"command": "rm", "args": ["-rf", "/home/user"]}).to_string();
+    assert_eq!(call("run_commands", json!({"0": argv})), cancel(RM_RF));
+    // read_files also takes file_path and filePath for an entry's path.
+    let aliased = json!([{"file_path": "/home/user/.ssh/id_rsa"}]).to_string();
+    assert_eq!(
+        call("read_files", json!({"files": aliased})),
+        cancel(SSH_READ)
+    );
+    // An entry that is neither a path nor an object with one cannot be judged.
+    assert_eq!(
+        call("read_files", json!({"files": "[1]"})),
+        cancel("the `read_files` call has a path that hook-policy cannot read, so it is denied")
+    );
+    assert_eq!(
+        call(
+            "run_commands",
+            json!({"commands": json!([["rm", "-rf", "/"]]).to_string()})
+        ),
+        cancel(
+            "the `run_commands` call has a command that hook-policy cannot read, so it is denied"
+        )
+    );
+    // An MCP tool's object parameter, sent as JSON text, is read for URLs.
+    let options = json!({"url": "http://169.254.169.254/latest/meta-data/"}).to_string();
+    assert_eq!(
+        call("web__fetch", json!({"options": options})),
+        cancel(METADATA_FETCH)
+    );
+    // A file's content that happens to be JSON stays the text it is, so
+    // content rules still read it.
+    let dir = TempDir::new("cline-content");
+    let policy = dir.write(
+        "p.yaml",
+        "version: 1\nrules:\n  - id: no-token\n    hook: pre_file_write\n    when: content.contains('tok_live')\n    deny: no live tokens\n",
+    );
+    let write = event(
+        "write_to_file",
+        json!({"path": "/home/user/proj/config.json", "content": "{\"key\": \"tok_live_1\"}"}),
+    );
+    assert_eq!(
+        stdout_json(&hook(&policy, write.to_string().as_bytes(), &[])),
+        cancel("no live tokens [hook-policy rule: no-token]")
+    );
+}

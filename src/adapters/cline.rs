@@ -30,8 +30,10 @@
 //!   (`HOOK_POLICY_DEADLINE_MS`, 10 s) answers well before either.
 //! - `parameters` values are text: a value that was not a string arrives as
 //!   JSON text (`{"commands": "[\"ls\"]"}`). The lists of run_commands,
-//!   read_files and fetch_web_content are parsed back here; other values
-//!   stay as sent (a file's content may itself be JSON).
+//!   read_files and fetch_web_content, and the object parameters of tools
+//!   without an action of their own (MCP tools: nested URLs), are parsed
+//!   back here; other values stay as sent (a file's content may itself be
+//!   JSON).
 //! - The CLI names the event `tool_call` (with the same `preToolUse`
 //!   field); both names are read.
 //! - `use_mcp_tool` carries `server_name`, `tool_name` and `arguments` (JSON
@@ -168,10 +170,20 @@ fn tool_call_of(event: &Json) -> Result<(String, Json), String> {
         };
         return Ok((format!("mcp__{server}__{name}"), args));
     }
-    for key in LIST_PARAMETERS {
-        if let Some(Json::String(text)) = params.get(key) {
+    // A tool with no action of its own (MCP tools, flow tools) is checked
+    // for a `command` and every `url` at any depth: its object parameters,
+    // sent as JSON text, are read back so nested URLs are seen. `command`
+    // and `url` themselves stay text.
+    let other = matches!(
+        tool_call::mapping(Harness::Cline, tool).map(|m| m.action),
+        None | Some(tool_call::Action::Other)
+    );
+    for (key, value) in params.iter_mut() {
+        let decode =
+            LIST_PARAMETERS.contains(&key.as_str()) || (other && key != "command" && key != "url");
+        if let (true, Json::String(text)) = (decode, &*value) {
             if let Ok(v @ (Json::Array(_) | Json::Object(_))) = serde_json::from_str::<Json>(text) {
-                params.insert(key.to_string(), v);
+                *value = v;
             }
         }
     }

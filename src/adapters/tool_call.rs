@@ -60,18 +60,14 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
-/// Strings of the first present key: one string, or every string of a list
-/// (an entry that is an object gives its `path`, as Cline's read_files
-/// sends `{path, start_line}`).
+/// Strings of the first present key: one string, or every string of a list.
 fn string_list(args: &Json, keys: Keys) -> Vec<String> {
-    let entry = |i: &Json| match i {
-        Json::String(s) => Some(s.clone()),
-        Json::Object(o) => o.get("path").and_then(Json::as_str).map(str::to_string),
-        _ => None,
-    };
     match keys.iter().find_map(|k| args.get(*k)) {
-        Some(Json::Array(items)) => items.iter().filter_map(entry).collect(),
-        Some(one) => entry(one).into_iter().collect(),
+        Some(Json::String(s)) => vec![s.clone()],
+        Some(Json::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -142,13 +138,14 @@ pub fn permission_checks(
     match action {
         Shell { command } => out.push(shell(&command_line(args, command))),
         ShellEach { list } => {
-            let lines = command_lines(args, list);
-            if lines.is_empty() {
-                return Err(format!(
-                    "the `{tool}` call names no command that hook-policy can check, so it is denied"
-                ));
+            for line in each_entry(tool, args, list, "command", command_entry)? {
+                out.push(shell(&line));
             }
-            out.extend(lines.iter().map(|l| shell(l)));
+        }
+        ReadEach { list } => {
+            for path in each_entry(tool, args, list, "path", path_entry)? {
+                out.push(read(&path));
+            }
         }
         ShellSession {
             command,
@@ -285,41 +282,80 @@ fn command_line(args: &Json, command: Keys) -> String {
         .unwrap_or_default()
 }
 
-/// Every command of a list tool's call: the first present key holds one
-/// command line, `{command, args}` (argv), or a list of either. Without any
-/// of the keys, every top-level string counts (an input sent as a bare list
-/// arrives as `{"0": ..., "1": ...}`), so no command goes unchecked.
-fn command_lines(args: &Json, keys: Keys) -> Vec<String> {
-    fn one(v: &Json, out: &mut Vec<String>) {
-        match v {
-            Json::String(s) => out.push(s.clone()),
-            Json::Object(o) => {
-                if let Some(c) = o.get("command").and_then(Json::as_str) {
-                    let mut words = vec![Json::String(c.to_string())];
-                    words.extend(
-                        o.get("args")
-                            .and_then(Json::as_array)
-                            .into_iter()
-                            .flatten()
-                            .cloned(),
-                    );
-                    out.push(argv_line(&words));
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
+/// The entries of a list tool's call (Cline 4's run_commands and
+/// read_files): the first present key holds one entry or a list of them;
+/// without any of the keys every top-level value is one (an input sent as a
+/// bare list arrives as `{"0": ..., "1": ...}`), JSON text of an object or a
+/// list read as that. `read` gives an entry's text. An entry it cannot read,
+/// or no entry at all, is an error (the caller denies): a call that cannot
+/// be seen into is not let through.
+fn each_entry(
+    tool: &str,
+    args: &Json,
+    keys: Keys,
+    what: &str,
+    read: fn(&Json) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let mut entries: Vec<Json> = Vec::new();
+    let mut add = |v: &Json| match v {
+        Json::Array(items) => entries.extend(items.iter().cloned()),
+        other => entries.push(other.clone()),
+    };
     match keys.iter().find_map(|k| args.get(*k)) {
-        Some(Json::Array(items)) => items.iter().for_each(|i| one(i, &mut out)),
-        Some(v) => one(v, &mut out),
+        Some(v) => add(v),
         None => {
             for v in args.as_object().into_iter().flat_map(|m| m.values()) {
-                one(v, &mut out);
+                match v.as_str().map(serde_json::from_str::<Json>) {
+                    Some(Ok(parsed @ (Json::Array(_) | Json::Object(_)))) => add(&parsed),
+                    _ => add(v),
+                }
             }
         }
     }
-    out
+    let unreadable =
+        || format!("the `{tool}` call has a {what} that hook-policy cannot read, so it is denied");
+    let out = entries
+        .iter()
+        .map(|e| read(e).ok_or_else(unreadable))
+        .collect::<Result<Vec<_>, _>>()?;
+    if out.is_empty() {
+        return Err(format!(
+            "the `{tool}` call names no {what} that hook-policy can check, so it is denied"
+        ));
+    }
+    Ok(out)
+}
+
+/// A command entry: a command line, or `{command, args}` as argv.
+fn command_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => {
+            let mut words = vec![o.get("command").filter(|c| c.is_string())?.clone()];
+            match o.get("args") {
+                None | Some(Json::Null) => {}
+                Some(Json::Array(a)) if a.iter().all(Json::is_string) => {
+                    words.extend(a.iter().cloned())
+                }
+                Some(_) => return None,
+            }
+            Some(argv_line(&words))
+        }
+        _ => None,
+    }
+}
+
+/// A path entry: a path, or an object's `path` (`file_path`, `filePath`,
+/// the names Cline 4's read_files also accepts).
+fn path_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => ["path", "file_path", "filePath"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Json::as_str))
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -990,7 +1026,11 @@ pub fn markdown() -> String {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
                 ShellEach { list } => (
                     "pre_shell_exec, per command",
-                    format!("each command line (or `{{command, args}}` argv) of {}; no command at all: denied", keys(list)),
+                    format!("each command line (or `{{command, args}}` argv) of {}; an entry that is neither, or no command at all: denied", keys(list)),
+                ),
+                ReadEach { list } => (
+                    "pre_file_read, per file",
+                    format!("each path (or an entry's `path`, `file_path`, `filePath`) of {}; an entry that is neither, or no path at all: denied", keys(list)),
                 ),
                 ShellSession { command, input, keys: k } => (
                     "pre_shell_exec, per submitted line",
@@ -1022,10 +1062,6 @@ pub fn markdown() -> String {
                 Search { path, include } => (
                     "pre_file_read, per file",
                     format!("the directory {} (default `.`) and every file below it that the tool reads: {}; more than {} entries left after the ignore rules: denied", keys(path), search_selection(h, keys(include)), super::search_walk::MAX_ENTRIES),
-                ),
-                ReadMany { list } if h != Gemini => (
-                    "pre_file_read, per file",
-                    format!("each path of {} (a string, or an entry's `path`); each glob there, every file but `.git` below the directory that it admits", keys(list)),
                 ),
                 ReadMany { list } => (
                     "pre_file_read, per file",

@@ -81,6 +81,10 @@ pub enum Action {
     /// run_commands): every entry, a command line or `{command, args}`, is
     /// its own `pre_shell_exec`. A call that names no command denies.
     ShellEach { list: Keys },
+    /// Reads each file of a list (Cline's read_files): every entry, a path
+    /// or an object with one, is its own `pre_file_read`. A call that names
+    /// no path, or an entry that is neither, denies.
+    ReadEach { list: Keys },
     /// A shell tool that also types into sessions it started: the command,
     /// and every line the typed `input` (raw text) or `keys` (key names)
     /// submit, line editing replayed, are each `pre_shell_exec`.
@@ -254,7 +258,7 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(Cline, "execute_command", "shell", Shell { command: &["command"] }),
     map(Cline, "run_commands", "shell", ShellEach { list: &["commands", "command", "cmd"] }),
     map(Cline, "read_file", "fs_read", Read { path: &["path", "file_path"] }),
-    map(Cline, "read_files", "fs_read", ReadMany { list: &["files", "file_paths", "paths", "path"] }),
+    map(Cline, "read_files", "fs_read", ReadEach { list: &["files", "file_paths", "paths", "path", "file_path", "filePath"] }),
     map(Cline, "list_files", "fs_read", Read { path: &["path"] }),
     map(Cline, "list_code_definition_names", "fs_read", Read { path: &["path"] }),
     map(Cline, "search_files", "fs_read", Search { path: &["path"], include: &["file_pattern"] }),
@@ -346,7 +350,7 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
         Shell { .. } | ShellSession { .. } | ShellEach { .. } => "pre_shell_exec",
-        Read { .. } | Search { .. } | ReadMany { .. } => "pre_file_read",
+        Read { .. } | Search { .. } | ReadMany { .. } | ReadEach { .. } => "pre_file_read",
         Watch { .. } => "pre_shell_exec, pre_fetch_url",
         LoadTools { .. } => "pre_api_tools",
         Action::Write { .. } | MultiEdit { .. } | Patch { .. } => "pre_file_write",
