@@ -26,6 +26,7 @@ pub enum Agent {
     Copilot,
     /// Windsurf Cascade.
     Windsurf,
+    /// Cline (its PreToolUse hook script).
     Cline,
 }
 
