@@ -632,3 +632,44 @@ fn no_input_shape_hides_a_command_a_path_or_a_url() {
         cancel("no live tokens [hook-policy rule: no-token]")
     );
 }
+
+#[test]
+fn rules_on_cline_pre_tool_use_see_the_event_with_its_text_parsed() {
+    let dir = TempDir::new("cline-native");
+    let policy = dir.write(
+        "native.yaml",
+        "version: 1\nrules:\n  - id: no-prod-db\n    hook: cline.PreToolUse\n    when: preToolUse.toolName == 'use_mcp_tool' && preToolUse.parameters.server_name == 'prod-db' && preToolUse.parameters.arguments.table == 'users'\n    deny: not the production users table\n  - id: few-commands\n    hook: cline.PreToolUse\n    when: preToolUse.toolName == 'run_commands' && size(preToolUse.parameters.commands) > 2\n    deny: one thing at a time\n",
+    );
+    let call = |tool: &str, params: Value| {
+        stdout_json(&hook(
+            &policy,
+            event(tool, params).to_string().as_bytes(),
+            &[],
+        ))
+    };
+    let query = json!({"table": "users"}).to_string();
+    assert_eq!(
+        call(
+            "use_mcp_tool",
+            json!({"server_name": "prod-db", "tool_name": "query", "arguments": query})
+        ),
+        cancel("not the production users table [hook-policy rule: no-prod-db]")
+    );
+    assert_eq!(
+        call(
+            "use_mcp_tool",
+            json!({"server_name": "dev-db", "tool_name": "query", "arguments": query})
+        ),
+        json!({"cancel": false})
+    );
+    let three = json!(["ls", "pwd", "date"]).to_string();
+    assert_eq!(
+        call("run_commands", json!({"commands": three})),
+        cancel("one thing at a time [hook-policy rule: few-commands]")
+    );
+    let two = json!(["ls", "pwd"]).to_string();
+    assert_eq!(
+        call("run_commands", json!({"commands": two})),
+        json!({"cancel": false})
+    );
+}

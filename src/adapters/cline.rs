@@ -83,12 +83,16 @@ impl Protocol for Cline {
             Some(_) => return hook_command::quiet::<Cline>(),
             None => Err("the event has no hookName".to_string()),
         };
-        let (tool, args) = match call {
+        let Call {
+            tool,
+            args,
+            native_params,
+        } = match call {
             Ok(c) => c,
             Err(e) => return hook_command::failure::<Cline>(hook_command::on_error(source), &e),
         };
         let mut native = event.clone();
-        native["preToolUse"]["parameters"] = args.clone();
+        native["preToolUse"]["parameters"] = native_params;
         let root = event
             .get("workspaceRoots")
             .and_then(Json::as_array)
@@ -142,8 +146,18 @@ impl Protocol for Cline {
     }
 }
 
-/// The tool and its arguments, as the catalogue reads them.
-fn tool_call_of(event: &Json) -> Result<(String, Json), String> {
+/// One tool call, read from the event.
+struct Call {
+    /// The tool, as the catalogue names it.
+    tool: String,
+    /// Its arguments, as the catalogue reads them.
+    args: Json,
+    /// `preToolUse.parameters` for `cline.PreToolUse` rules: as sent, with
+    /// what was sent as JSON text parsed.
+    native_params: Json,
+}
+
+fn tool_call_of(event: &Json) -> Result<Call, String> {
     let pre = event
         .get("preToolUse")
         .filter(|p| p.is_object())
@@ -168,7 +182,13 @@ fn tool_call_of(event: &Json) -> Result<(String, Json), String> {
             Some(Json::String(t)) if t.trim().is_empty() => Json::Object(Map::new()),
             other => hook_command::object_or_json_text(other, "use_mcp_tool arguments")?,
         };
-        return Ok((format!("mcp__{server}__{name}"), args));
+        let tool = format!("mcp__{server}__{name}");
+        params.insert("arguments".into(), args.clone());
+        return Ok(Call {
+            tool,
+            args,
+            native_params: Json::Object(params),
+        });
     }
     // A tool with no action of its own (MCP tools, flow tools) is checked
     // for a `command` and every `url` at any depth: its object parameters,
@@ -187,5 +207,10 @@ fn tool_call_of(event: &Json) -> Result<(String, Json), String> {
             }
         }
     }
-    Ok((tool.to_string(), Json::Object(params)))
+    let args = Json::Object(params);
+    Ok(Call {
+        tool: tool.to_string(),
+        native_params: args.clone(),
+        args,
+    })
 }
