@@ -52,6 +52,15 @@ fn is_ours(text: &str) -> bool {
     text.lines().any(|l| l == MARKER) && text.contains(" hook cline ")
 }
 
+/// The command a hook file of ours runs (`<exe> hook cline --policy-list
+/// <list>`, shell-quoted as written), for checking an installation.
+pub fn command_in(text: &str) -> Option<&str> {
+    if !is_ours(text) {
+        return None;
+    }
+    text.lines().find_map(|l| l.strip_prefix("exec "))
+}
+
 /// Writes the hook file; says what it did.
 pub fn install(file: &Path, script: &str) -> Result<String, String> {
     let shown = file.display();
@@ -176,4 +185,29 @@ fn make_executable(file: &Path) -> Result<(), String> {
 #[cfg(not(unix))]
 fn make_executable(_: &Path) -> Result<(), String> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_runs_the_installed_copy_and_is_recognised_as_ours() {
+        let text = script(
+            Path::new("/opt/hp dir/policy"),
+            Path::new("/opt/hp/cline.policies"),
+        );
+        assert!(text.starts_with("#!/bin/sh\n"));
+        assert!(
+            text.contains("if [ ! -x '/opt/hp dir/policy' ]; then"),
+            "{text}"
+        );
+        assert_eq!(
+            command_in(&text),
+            Some("'/opt/hp dir/policy' hook cline --policy-list /opt/hp/cline.policies")
+        );
+        // Someone else's hook that merely calls us is not ours.
+        let theirs = "#!/bin/sh\nexec policy hook cline --policy-list x\n";
+        assert_eq!(command_in(theirs), None);
+    }
 }
