@@ -795,6 +795,23 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: &[EffectKind::Deny],
     },
+    HookPoint {
+        name: "cline.PreToolUse",
+        harness: Some("cline"),
+        class: HookClass::Permission,
+        doc: "Cline, before any tool call (its PreToolUse hook, or `tool_call` from the Cline CLI; list parameters sent as JSON text parsed, use_mcp_tool's `arguments` parsed).",
+        payload: &[
+            field("hookName", Ty::Str, "PreToolUse (tool_call from the Cline CLI)."),
+            optional("clineVersion", Ty::Str, "Cline's version."),
+            optional("timestamp", Ty::Str, "Milliseconds since the epoch, as text."),
+            optional("taskId", Ty::Str, "Task id."),
+            optional("workspaceRoots", Ty::List(&Ty::Str), "Roots of the workspace; the first is the project root."),
+            optional("userId", Ty::Str, "Cline user id."),
+            optional("model", Ty::AnyMap, "provider and slug of the active model."),
+            field("preToolUse", Ty::AnyMap, "toolName and parameters (the tool's arguments)."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// The tools chibi offers out of the box, with the type `pre_api_tools`
@@ -848,7 +865,7 @@ pub const BUILTIN_VARIABLES: &[Field] = &[
     field(
         "harness",
         Ty::Str,
-        "The harness asking: chibi, picoclaw, claude-code, gemini, codex, cursor, copilot, windsurf.",
+        "The harness asking: chibi, picoclaw, claude-code, gemini, codex, cursor, copilot, windsurf, cline.",
     ),
     field(
         "project_root",

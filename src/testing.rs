@@ -79,6 +79,8 @@ pub enum TestHarness {
     /// Windsurf answers by exit status: the reply is `{}` when it would
     /// exit 0, else `{"exit_status": 2, "reason": ...}` (the stderr line).
     Windsurf,
+    /// Cline: the reply is its `{"cancel": ...}` JSON.
+    Cline,
 }
 
 impl TestHarness {
@@ -92,6 +94,7 @@ impl TestHarness {
             TestHarness::Cursor => Some(Harness::Cursor),
             TestHarness::Copilot => Some(Harness::Copilot),
             TestHarness::Windsurf => Some(Harness::Windsurf),
+            TestHarness::Cline => Some(Harness::Cline),
         }
     }
 }
@@ -310,9 +313,11 @@ fn run_case(
     // Tests are reproducible: a fixed home, whoever runs them.
     let home = "/home/user";
     let (reply, matched, logged, run_error) = match case.harness.and_then(TestHarness::agent) {
-        Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf)) => {
+        Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::Cline)) => {
             use crate::adapters::hook_command::Protocol;
-            use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+            use crate::adapters::{
+                cline::Cline, copilot::Copilot, cursor::Cursor, windsurf::Windsurf,
+            };
             let mut source = PolicySource::compiled(prepared.clone());
             let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
             let root = case.project_root.as_deref().unwrap_or("/project");
@@ -323,6 +328,9 @@ fn run_case(
                 }
                 Harness::Copilot => {
                     Copilot::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                Harness::Cline => {
+                    Cline::answer_in(&mut source, &event, context, Some(home), Some(root))
                 }
                 _ => Windsurf::answer_in(&mut source, &event, context, Some(home), Some(root)),
             };

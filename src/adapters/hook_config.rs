@@ -67,12 +67,19 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
         (Harness::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
         (Harness::Cursor, Scope::Project) => PathBuf::from(".cursor/hooks.json"),
         (Harness::Copilot, Scope::Project) => PathBuf::from(".github/hooks/hook-policy.json"),
-        (Harness::Copilot, Scope::User) => {
-            return Err("Copilot CLI's documentation names repository hooks only (.github/hooks/*.json); install with --scope project in the repository".into())
-        }
+        // The hooks reference's user-level hooks directory.
+        (Harness::Copilot, Scope::User) => std::env::var_os("COPILOT_HOME")
+            .filter(|h| !h.is_empty())
+            .map_or_else(|| home.join(".copilot"), PathBuf::from)
+            .join("hooks/hook-policy.json"),
         (Harness::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
         (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
-        (other, _) => return Err(format!("{} is not installed through a hooks.json file", other.title())),
+        (other, _) => {
+            return Err(format!(
+                "{} is not installed through a hooks.json file",
+                other.title()
+            ))
+        }
     })
 }
 
@@ -279,7 +286,14 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
         lines.push(format!("removed the hook-policy entries from {shown}"));
     }
-    // The list file, and the installed binary once no agent uses it.
+    lines.extend(remove_installed_copy(harness)?);
+    Ok(lines.join("\n"))
+}
+
+/// Removes the agent's policy list file, and the installed binary once no
+/// agent uses it; says what it removed.
+pub fn remove_installed_copy(harness: Harness) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
     let layout = Layout::from_env()?;
     let list = layout.list(harness);
     if std::fs::remove_file(&list).is_ok() {
@@ -290,5 +304,5 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }
-    Ok(lines.join("\n"))
+    Ok(lines)
 }

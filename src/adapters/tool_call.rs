@@ -137,6 +137,16 @@ pub fn permission_checks(
     let mut out = Vec::new();
     match action {
         Shell { command } => out.push(shell(&command_line(args, command))),
+        ShellEach { list } => {
+            for line in each_entry(tool, args, list, "command", command_entry)? {
+                out.push(shell(&line));
+            }
+        }
+        ReadEach { list } => {
+            for path in each_entry(tool, args, list, "path", path_entry)? {
+                out.push(read(&path));
+            }
+        }
         ShellSession {
             command,
             input,
@@ -185,6 +195,7 @@ pub fn permission_checks(
             let selection = match harness {
                 ClaudeCode => walk::claude_grep(args),
                 Gemini => walk::gemini_grep(args, base),
+                Cline => walk::cline_search(tool, args),
                 _ => walk::everything(string_list(args, include)),
             };
             let files = walk::files_searched(dir, &selection, base).map_err(|e| e.to_string())?;
@@ -270,6 +281,82 @@ fn command_line(args: &Json, command: Keys) -> String {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// The entries of a list tool's call (Cline 4's run_commands and
+/// read_files): the first present key holds one entry or a list of them;
+/// without any of the keys every top-level value is one (an input sent as a
+/// bare list arrives as `{"0": ..., "1": ...}`), JSON text of an object or a
+/// list read as that. `read` gives an entry's text. An entry it cannot read,
+/// or no entry at all, is an error (the caller denies): a call that cannot
+/// be seen into is not let through.
+fn each_entry(
+    tool: &str,
+    args: &Json,
+    keys: Keys,
+    what: &str,
+    read: fn(&Json) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let mut entries: Vec<Json> = Vec::new();
+    let mut add = |v: &Json| match v {
+        Json::Array(items) => entries.extend(items.iter().cloned()),
+        other => entries.push(other.clone()),
+    };
+    match keys.iter().find_map(|k| args.get(*k)) {
+        Some(v) => add(v),
+        None => {
+            for v in args.as_object().into_iter().flat_map(|m| m.values()) {
+                match v.as_str().map(serde_json::from_str::<Json>) {
+                    Some(Ok(parsed @ (Json::Array(_) | Json::Object(_)))) => add(&parsed),
+                    _ => add(v),
+                }
+            }
+        }
+    }
+    let unreadable =
+        || format!("the `{tool}` call has a {what} that hook-policy cannot read, so it is denied");
+    let out = entries
+        .iter()
+        .map(|e| read(e).ok_or_else(unreadable))
+        .collect::<Result<Vec<_>, _>>()?;
+    if out.is_empty() {
+        return Err(format!(
+            "the `{tool}` call names no {what} that hook-policy can check, so it is denied"
+        ));
+    }
+    Ok(out)
+}
+
+/// A command entry: a command line, or `{command, args}` as argv.
+fn command_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => {
+            let mut words = vec![o.get("command").filter(|c| c.is_string())?.clone()];
+            match o.get("args") {
+                None | Some(Json::Null) => {}
+                Some(Json::Array(a)) if a.iter().all(Json::is_string) => {
+                    words.extend(a.iter().cloned())
+                }
+                Some(_) => return None,
+            }
+            Some(argv_line(&words))
+        }
+        _ => None,
+    }
+}
+
+/// A path entry: a path, or an object's `path` (`file_path`, `filePath`,
+/// the names Cline 4's read_files also accepts).
+fn path_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => ["path", "file_path", "filePath"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Json::as_str))
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -872,7 +959,7 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         ],
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
-        Cursor | Copilot | Windsurf => crate::catalogue::tools::vendor_facts(h),
+        Cursor | Copilot | Windsurf | Cline => crate::catalogue::tools::vendor_facts(h),
     }
 }
 
@@ -882,6 +969,7 @@ fn search_selection(h: Harness, include: String) -> String {
     match h {
         ClaudeCode => format!("ripgrep with `--hidden` and `--glob '!.git'` (and the other VCS directories): hidden files included; `.gitignore` (in a git repository), `.ignore`, `.rgignore` honoured; {include} as `--glob` (which also reads ignored files it names) and `type` as `--type`"),
         Gemini => format!("ripgrep, or without it `git grep --untracked` / `grep -r`, so hidden files included; `.gitignore` honoured in a git repository unless `no_ignore` is true or a Gemini settings file sets `respectGitIgnore`; `node_modules .git bower_components .svn .hg` skipped unless `no_ignore`; {include} as `--glob`"),
+        Cline => format!("ripgrep as Cline runs it: `search_files` with {include} (default `*`) as `--glob`, which overrides every ignore rule, so hidden and ignored files are read; `search_codebase` with ripgrep's defaults (no hidden files, ignore files honoured)"),
         _ => format!("every file but `.git`, that {include} admits (all without one)"),
     }
 }
@@ -937,6 +1025,14 @@ pub fn markdown() -> String {
             };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
+                ShellEach { list } => (
+                    "pre_shell_exec, per command",
+                    format!("each command line (or `{{command, args}}` argv) of {}; an entry that is neither, or no command at all: denied", keys(list)),
+                ),
+                ReadEach { list } => (
+                    "pre_file_read, per file",
+                    format!("each path (or an entry's `path`, `file_path`, `filePath`) of {}; an entry that is neither, or no path at all: denied", keys(list)),
+                ),
                 ShellSession { command, input, keys: k } => (
                     "pre_shell_exec, per submitted line",
                     format!(

@@ -26,6 +26,8 @@ pub enum Agent {
     Copilot,
     /// Windsurf Cascade.
     Windsurf,
+    /// Cline (its PreToolUse hook script).
+    Cline,
 }
 
 impl Agent {
@@ -37,6 +39,7 @@ impl Agent {
             Agent::Cursor => Harness::Cursor,
             Agent::Copilot => Harness::Copilot,
             Agent::Windsurf => Harness::Windsurf,
+            Agent::Cline => Harness::Cline,
         }
     }
 }
@@ -61,6 +64,8 @@ pub enum AskingHarness {
     /// `policy hook windsurf`: the payload is Windsurf's hook event; the
     /// reason of a block is on stderr, and the exit status is 1.
     Windsurf,
+    /// `policy hook cline`: the payload is Cline's PreToolUse hook event.
+    Cline,
 }
 
 impl AskingHarness {
@@ -74,6 +79,7 @@ impl AskingHarness {
             AskingHarness::Cursor => Some(Harness::Cursor),
             AskingHarness::Copilot => Some(Harness::Copilot),
             AskingHarness::Windsurf => Some(Harness::Windsurf),
+            AskingHarness::Cline => Some(Harness::Cline),
         }
     }
 }

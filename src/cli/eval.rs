@@ -195,7 +195,7 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
     if matches!(
         agent,
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::Cline
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
@@ -252,7 +252,7 @@ fn hook_file_agent_event(
     explain_only: bool,
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
-    use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    use crate::adapters::{cline::Cline, copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
     fn arm<P: Protocol>() -> Watchdog {
         let watchdog = Watchdog::arm(
             Watchdog::deadline_from_env(),
@@ -271,6 +271,7 @@ fn hook_file_agent_event(
     let watchdog = match agent {
         Harness::Cursor => arm::<Cursor>(),
         Harness::Copilot => arm::<Copilot>(),
+        Harness::Cline => arm::<Cline>(),
         _ => arm::<Windsurf>(),
     };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
@@ -284,6 +285,7 @@ fn hook_file_agent_event(
     let a = match agent {
         Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Cline => Cline::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
     if !watchdog.claim() {

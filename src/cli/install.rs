@@ -49,6 +49,9 @@ pub enum InstallTarget {
     /// Print, or --write into Windsurf's hooks.json, the pre_run_command,
     /// pre_read_code, pre_write_code and pre_mcp_tool_use entries.
     Windsurf(super::install_hooks::HookFileInstall),
+    /// Print, or --write as ~/Documents/Cline/Hooks/PreToolUse (user) or
+    /// .clinerules/hooks/PreToolUse (project), Cline's PreToolUse hook script.
+    Cline(super::install_hooks::HookFileInstall),
 }
 
 #[derive(clap::Args)]
@@ -74,6 +77,7 @@ pub fn run(target: InstallTarget) -> ExitStatus {
         InstallTarget::Cursor(a) => super::install_hooks::run(Harness::Cursor, a),
         InstallTarget::Copilot(a) => super::install_hooks::run(Harness::Copilot, a),
         InstallTarget::Windsurf(a) => super::install_hooks::run(Harness::Windsurf, a),
+        InstallTarget::Cline(a) => super::install_hooks::run(Harness::Cline, a),
     };
     match result {
         Ok(()) => ExitStatus::Success,
@@ -140,6 +144,7 @@ pub fn uninstall(args: UninstallArgs) -> ExitStatus {
         Harness::Cursor | Harness::Copilot | Harness::Windsurf => {
             crate::adapters::hook_config::uninstall(harness, &args.settings)
         }
+        Harness::Cline => crate::adapters::hook_script::uninstall(&args.settings),
         _ => agent_settings::uninstall(harness, &args.settings),
     };
     match result {

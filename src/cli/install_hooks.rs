@@ -1,4 +1,5 @@
-//! `policy install cursor|copilot|windsurf`: print the hooks.json entries,
+//! `policy install cursor|copilot|windsurf|cline`: print the hooks.json entries
+//! (Cline: its hook script),
 //! or with `--write` merge them into the file at its documented location
 //! (`--scope user|project`), or into `--settings FILE`. The entries and the
 //! merge are `adapters::hook_config`'s.
@@ -13,10 +14,12 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ScopeArg {
     /// The user's own hooks file (Cursor: ~/.cursor/hooks.json; Windsurf:
-    /// ~/.codeium/windsurf/hooks.json).
+    /// ~/.codeium/windsurf/hooks.json; Copilot CLI: ~/.copilot/hooks/hook-policy.json;
+    /// Cline: ~/Documents/Cline/Hooks/PreToolUse).
     User,
     /// The project's, from the current directory (Cursor: .cursor/hooks.json;
-    /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json).
+    /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json;
+    /// Cline: .clinerules/hooks/PreToolUse).
     Project,
 }
 
@@ -54,11 +57,14 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         layout.binary().display(),
         list.display()
     );
-    let entry = hook_config::entry(harness, &layout.binary(), &list);
     let scope = match args.scope {
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,
     };
+    if harness == Harness::Cline {
+        return cline(args.settings, args.write, scope, &layout.binary(), &list);
+    }
+    let entry = hook_config::entry(harness, &layout.binary(), &list);
     let file = match (args.settings, args.write) {
         (Some(file), _) => file,
         (None, true) => {
@@ -80,5 +86,34 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         }
     };
     outln!("{}", hook_config::install(harness, &file, &entry)?);
+    Ok(())
+}
+
+/// Cline's hook is a script of its own, not an entry in a shared file
+/// (`adapters::hook_script`).
+fn cline(
+    settings: Option<PathBuf>,
+    write: bool,
+    scope: Scope,
+    exe: &std::path::Path,
+    list: &std::path::Path,
+) -> Result<(), String> {
+    use crate::adapters::hook_script;
+    let script = hook_script::script(exe, list);
+    let file = match (settings, write) {
+        (Some(file), _) => file,
+        (None, true) => {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .ok_or("HOME is not set: pass --settings FILE")?;
+            hook_script::default_path(scope, &home)
+        }
+        (None, false) => {
+            super::output::out!("{script}");
+            errln!("Save this as an executable PreToolUse in Cline's hooks directory, or run again with --write.");
+            return Ok(());
+        }
+    };
+    outln!("{}", hook_script::install(&file, &script)?);
     Ok(())
 }

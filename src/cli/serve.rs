@@ -4,6 +4,7 @@
 
 use super::args::Agent;
 use super::ExitStatus;
+use crate::adapters::cline::Cline;
 use crate::adapters::copilot::Copilot;
 use crate::adapters::cursor::Cursor;
 use crate::adapters::windsurf::Windsurf;
@@ -65,6 +66,7 @@ pub fn hook(args: HookArgs) -> ExitStatus {
         Harness::Copilot => hook_command::run::<Copilot>(&from, context, stdin, stdout, stderr),
         // Windsurf reads the exit status: 2 blocks (and maps to status 2).
         Harness::Windsurf => hook_command::run::<Windsurf>(&from, context, stdin, stdout, stderr),
+        Harness::Cline => hook_command::run::<Cline>(&from, context, stdin, stdout, stderr),
         other => coding_agent::run(other, &from, context, stdin, stdout, stderr),
     };
     ExitStatus::from_adapter(code)
