@@ -53,6 +53,48 @@ impl Layout {
     pub fn list(&self, harness: Harness) -> PathBuf {
         self.dir.join(format!("{}.policies", harness.name()))
     }
+
+    /// The list of the entry in `file` when it is not the agent's one
+    /// shared list: `AGENT-<hash of the file's absolute path>.policies`, so
+    /// a project's install and the user's never rewrite each other's list.
+    pub fn list_of_file(&self, harness: Harness, file: &Path) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(absolute(file).to_string_lossy().as_bytes());
+        let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        self.dir.join(format!("{}-{tag}.policies", harness.name()))
+    }
+
+    /// Whether any agent's entry still runs the installed copy.
+    pub fn any_list(&self) -> bool {
+        std::fs::read_dir(&self.dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "policies"))
+        })
+    }
+}
+
+/// `path` made absolute against the working directory, lexically: the same
+/// before and after the file (or its folder) is created, so a second
+/// install names the same list.
+pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    let mut out = base;
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The events an agent's entry uses.
@@ -492,8 +534,7 @@ pub fn uninstall(harness: Harness, settings: &Path) -> Result<String, String> {
         lines.push(format!("removed {}", list.display()));
     }
     // Cursor, Copilot CLI and Windsurf entries run the same copy.
-    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
-    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+    if !layout.any_list() && std::fs::remove_file(layout.binary()).is_ok() {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }

@@ -76,6 +76,20 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
     })
 }
 
+/// The policy list the entry in `file` runs with. The user-scope file keeps
+/// the agent's `AGENT.policies`; any other file (a project's, or one given
+/// with `--settings`) has a list of its own, so installing into one scope
+/// never changes what another scope's entry runs.
+pub fn list_for(layout: &Layout, harness: Harness, file: &Path) -> Result<PathBuf, String> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let user = home.and_then(|h| default_path(harness, Scope::User, Path::new(&h)).ok());
+    let file = super::agent_settings::absolute(file);
+    Ok(match user {
+        Some(u) if super::agent_settings::absolute(&u) == file => layout.list(harness),
+        _ => layout.list_of_file(harness, &file),
+    })
+}
+
 /// The command an entry runs: the installed copy of the binary with the
 /// policy list file (`agent_settings::Layout`), so the entry stays the same
 /// when the policy changes and never points at a build folder (an agent
@@ -281,12 +295,11 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
     }
     // The list file, and the installed binary once no agent uses it.
     let layout = Layout::from_env()?;
-    let list = layout.list(harness);
+    let list = list_for(&layout, harness, file)?;
     if std::fs::remove_file(&list).is_ok() {
         lines.push(format!("removed {}", list.display()));
     }
-    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
-    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+    if !layout.any_list() && std::fs::remove_file(layout.binary()).is_ok() {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }

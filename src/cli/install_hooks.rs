@@ -43,7 +43,20 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
     std::fs::create_dir_all(&layout.dir)
         .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
     agent_settings::copy_binary(&layout.binary())?;
-    let list = layout.list(harness);
+    let scope = match args.scope {
+        ScopeArg::User => Scope::User,
+        ScopeArg::Project => Scope::Project,
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    // The file the entry is for (printed entries too): it names the list.
+    let file = match (&args.settings, &home) {
+        (Some(file), _) => file.clone(),
+        (None, Some(home)) => hook_config::default_path(harness, scope, home)?,
+        (None, None) => return Err("HOME is not set: pass --settings FILE".into()),
+    };
+    let list = hook_config::list_for(&layout, harness, &file)?;
     let text: String = policy
         .iter()
         .map(|p| format!("{}\n", p.display()))
@@ -55,30 +68,17 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         list.display()
     );
     let entry = hook_config::entry(harness, &layout.binary(), &list);
-    let scope = match args.scope {
-        ScopeArg::User => Scope::User,
-        ScopeArg::Project => Scope::Project,
-    };
-    let file = match (args.settings, args.write) {
-        (Some(file), _) => file,
-        (None, true) => {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .ok_or("HOME is not set: pass --settings FILE")?;
-            hook_config::default_path(harness, scope, &home)?
-        }
-        (None, false) => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&entry).unwrap_or_default()
-            );
-            errln!(
-                "Merge this into {}'s hooks file, or run again with --write.",
-                harness.title()
-            );
-            return Ok(());
-        }
-    };
+    if args.settings.is_none() && !args.write {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&entry).unwrap_or_default()
+        );
+        errln!(
+            "Merge this into {}'s hooks file, or run again with --write.",
+            harness.title()
+        );
+        return Ok(());
+    }
     outln!("{}", hook_config::install(harness, &file, &entry)?);
     Ok(())
 }
