@@ -97,6 +97,29 @@ pub fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// The documented settings file of an agent at `scope` (a project's is
+/// relative to the project): where `policy install AGENT --settings` is
+/// pointed, and where `policy doctor` looks. Codex follows `$CODEX_HOME`.
+pub fn default_path(
+    harness: Harness,
+    scope: super::hook_config::Scope,
+    home: &Path,
+) -> Option<PathBuf> {
+    use super::hook_config::Scope::{Project, User};
+    Some(match (harness, scope) {
+        (Harness::ClaudeCode, User) => home.join(".claude/settings.json"),
+        (Harness::ClaudeCode, Project) => PathBuf::from(".claude/settings.json"),
+        (Harness::Gemini, User) => home.join(".gemini/settings.json"),
+        (Harness::Gemini, Project) => PathBuf::from(".gemini/settings.json"),
+        (Harness::Codex, User) => std::env::var_os("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| home.join(".codex"), PathBuf::from)
+            .join("hooks.json"),
+        (Harness::Codex, Project) => PathBuf::from(".codex/hooks.json"),
+        _ => return None,
+    })
+}
+
 /// The events an agent's entry uses.
 fn events(harness: Harness, uses_requests: bool) -> Vec<&'static str> {
     match harness {
