@@ -219,3 +219,31 @@ fn print_human(reports: &[AgentReport], asked: bool) {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An agent added to `policy install` must tell doctor where its hooks
+    /// live and what to send through them, or doctor would call it
+    /// guarded without having looked.
+    #[test]
+    fn every_install_target_has_hook_files_and_probes() {
+        let targets = install_targets();
+        assert!(targets.len() >= 8, "{:?}", targets);
+        let machine = Machine {
+            home: PathBuf::from("/home/user"),
+            project: PathBuf::from("/home/user/proj"),
+        };
+        for (name, _) in targets {
+            assert!(
+                !doctor::sites::sites(&name, &machine).is_empty(),
+                "doctor does not know where {name} keeps its hooks (src/doctor/sites.rs, or the installer's default_path)"
+            );
+            assert!(
+                doctor::probes::for_agent(&name).is_some(),
+                "no harmless and dangerous {name} events in src/doctor/probes.json"
+            );
+        }
+    }
+}

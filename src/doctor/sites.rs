@@ -136,10 +136,12 @@ pub fn sites(agent: &str, machine: &Machine) -> Vec<Site> {
 /// Whether the agent looks present: one of its hook files, or the folder
 /// of its user-scope file (or of its project file), exists.
 pub fn found(agent: &str, machine: &Machine, sites: &[Site]) -> bool {
-    // Copilot CLI keeps its state in ~/.copilot but names no user hooks file.
-    let extra: &[&str] = match agent {
-        "copilot" => &[".copilot"],
-        _ => &[],
+    // chibi's home holds its plugins folder; Copilot CLI keeps its state
+    // in ~/.copilot but names no user hooks file.
+    let extra = match agent {
+        "chibi" => vec![machine.chibi_home()],
+        "copilot" => vec![machine.home.join(".copilot")],
+        _ => Vec::new(),
     };
     sites.iter().any(|s| {
         s.file.exists()
@@ -147,7 +149,7 @@ pub fn found(agent: &str, machine: &Machine, sites: &[Site]) -> bool {
                 Scope::User => s.file.parent().is_some_and(Path::is_dir),
                 Scope::Project => false,
             }
-    }) || extra.iter().any(|d| machine.home.join(d).is_dir())
+    }) || extra.iter().any(|d| d.is_dir())
 }
 
 /// The hook-policy entries of `agent` in the file at `site` (none when the
