@@ -542,3 +542,99 @@ fn cursor_user_and_project_installs_keep_their_own_policy_lists() {
     });
     assert_eq!(lists.count(), 1);
 }
+
+#[test]
+fn doctor_runs_no_command_a_cloned_project_could_have_planted() {
+    let m = Machine::new("doctor-untrusted");
+    let marker = m.home.join("ran");
+    // A project's hooks file naming its own program: reported, not run.
+    let script = m.proj.join("tools/guard");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ntouch {}\necho '{{}}'\n", marker.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let list = m.proj.join("l.policies");
+    std::fs::write(&list, format!("{}\n", shipped().display())).unwrap();
+    let hooks = |command: String| {
+        std::fs::create_dir_all(m.proj.join(".cursor")).unwrap();
+        std::fs::write(
+            m.proj.join(".cursor/hooks.json"),
+            serde_json::json!({"version": 1, "hooks": {"beforeShellExecution": [{"command": command}]}})
+                .to_string(),
+        )
+        .unwrap();
+    };
+    hooks(format!(
+        "{} hook cursor --policy-list {}",
+        script.display(),
+        list.display()
+    ));
+    let (code, doc) = m.doctor(&["--agent", "cursor"]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let report = agent(&doc, "cursor");
+    assert_eq!(problem_kinds(report), ["hook-not-probed"], "{report:#}");
+    assert!(report["problems"][0]["fix"]
+        .as_str()
+        .unwrap()
+        .contains("--trust-project-hooks"));
+    assert!(!marker.exists(), "doctor ran the project's program");
+    // Asked to, doctor runs it (and finds it denies nothing).
+    let (_, doc) = m.doctor(&["--agent", "cursor", "--trust-project-hooks"]);
+    assert!(marker.exists());
+    assert_eq!(
+        problem_kinds(agent(&doc, "cursor")),
+        ["dangerous-not-denied"]
+    );
+    std::fs::remove_file(&marker).unwrap();
+
+    // A command line with shell syntax is never run, whichever the scope.
+    m.install("cursor", &shipped());
+    let binary = m.home.join(".local/share/hook-policy/policy");
+    for file in [
+        m.home.join(".cursor/hooks.json"),
+        m.proj.join(".cursor/hooks.json"),
+    ] {
+        std::fs::write(
+            &file,
+            serde_json::json!({"version": 1, "hooks": {"beforeShellExecution": [{"command": format!(
+                "{} hook cursor --policy-list {}; touch {}",
+                binary.display(),
+                list.display(),
+                marker.display()
+            )}]}})
+            .to_string(),
+        )
+        .unwrap();
+    }
+    let (code, doc) = m.doctor(&["--agent", "cursor", "--trust-project-hooks"]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let kinds = problem_kinds(agent(&doc, "cursor"));
+    let not_probed = kinds.iter().filter(|k| *k == "hook-not-probed").count();
+    assert_eq!(not_probed, 2, "{kinds:?}");
+    assert!(!marker.exists(), "doctor ran a shell command line");
+}
+
+#[test]
+fn settings_that_switch_hooks_off_are_a_problem() {
+    let m = Machine::new("doctor-disabled");
+    m.install("claude-code", &shipped());
+    let file = m.home.join(".claude/settings.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    doc["disableAllHooks"] = true.into();
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let (code, doc) = m.doctor(&["--agent", "claude-code"]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let report = agent(&doc, "claude-code");
+    assert_eq!(problem_kinds(report), ["hooks-disabled"], "{report:#}");
+    assert!(report["problems"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("disableAllHooks"));
+}

@@ -275,7 +275,7 @@ pub fn install(
 }
 
 /// Whether the settings turn hooks, or our hook, off.
-fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str> {
+pub(crate) fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str> {
     match harness {
         // Claude Code: `disableAllHooks: true` stops every hook.
         Harness::ClaudeCode if doc.get("disableAllHooks") == Some(&json!(true)) => {

@@ -39,6 +39,11 @@ pub struct DoctorArgs {
     pub project: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: DoctorFormat,
+    /// Also send the events through a project's hook that runs a program
+    /// other than hook-policy's installed copy (by default such a hook is
+    /// reported, not run: the project may not be yours).
+    #[arg(long)]
+    pub trust_project_hooks: bool,
     /// Seconds one probe may take before the hook counts as hung.
     #[arg(long, value_name = "SECS", default_value_t = 20.0)]
     pub timeout: f64,
@@ -104,6 +109,8 @@ fn examine(args: DoctorArgs) -> Result<ExitStatus, String> {
             project: crate::adapters::agent_settings::absolute(&project),
         },
         timeout: Duration::from_secs_f64(args.timeout),
+        trusted: trusted_binaries(&home),
+        trust_project_hooks: args.trust_project_hooks,
     };
     let reports: Vec<AgentReport> = targets
         .iter()
@@ -131,6 +138,20 @@ fn examine(args: DoctorArgs) -> Result<ExitStatus, String> {
         DoctorFormat::Human => print_human(&reports, !args.agent.is_empty()),
     }
     Ok(status)
+}
+
+/// hook-policy's installed copy (where `policy install` puts it) and this
+/// binary, resolved.
+fn trusted_binaries(home: &std::path::Path) -> Vec<PathBuf> {
+    let installed = crate::adapters::agent_settings::Layout::from_env()
+        .ok()
+        .map(|l| l.binary());
+    installed
+        .into_iter()
+        .chain([home.join(".local/share/hook-policy/policy")])
+        .chain(std::env::current_exe().ok())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect()
 }
 
 fn status_of(reports: &[AgentReport]) -> ExitStatus {

@@ -77,7 +77,8 @@ pub struct ProbeReport {
 pub struct Problem {
     /// `not-installed`, `unreadable-config`, `binary-missing`,
     /// `policy-broken`, `dangerous-not-denied`, `harmless-denied`,
-    /// `hook-timed-out`, `hook-did-not-start`, `no-probes`.
+    /// `hook-timed-out`, `hook-did-not-start`, `hook-not-probed`,
+    /// `hooks-disabled`, `no-probes`.
     pub kind: &'static str,
     pub scope: Option<&'static str>,
     pub message: String,
@@ -104,6 +105,11 @@ pub struct Options {
     pub machine: Machine,
     /// How long one probe may take before it counts as hung.
     pub timeout: Duration,
+    /// The binaries a project's hooks file may run without
+    /// `trust_project_hooks`: hook-policy's installed copy and this binary.
+    pub trusted: Vec<PathBuf>,
+    /// Probe a project's hooks even when they run another program.
+    pub trust_project_hooks: bool,
 }
 
 /// Examines `agent` (a `policy install` target name).
@@ -141,6 +147,19 @@ pub fn examine(agent: &str, title: &str, opts: &Options) -> AgentReport {
             installed: !entries.is_empty(),
             entries: Vec::new(),
         };
+        if !entries.is_empty() {
+            if let Some(why) = sites::switched_off(agent, site) {
+                report.problems.push(Problem {
+                    kind: "hooks-disabled",
+                    scope: Some(scope),
+                    message: format!(
+                        "{} {why}, so {title} does not run the hook",
+                        site.file.display()
+                    ),
+                    fix: format!("remove that setting from {}", site.file.display()),
+                });
+            }
+        }
         for entry in entries {
             report.found = true;
             let checked = check_entry(agent, site, &entry, opts, &mut report.problems);
@@ -267,10 +286,61 @@ fn check_entry(
         });
     }
     report.policy_error = policy_error;
-    if binary_ok {
+    if binary_ok && may_run(agent, site, entry, &binary, opts, problems) {
         report.probes = probe(agent, site, &entry.launch, opts, problems);
     }
     report
+}
+
+/// Whether doctor may start the entry's command. A command line with shell
+/// syntax beyond quoting is not run (it could do anything besides calling
+/// the hook), nor is a project's entry that runs a program other than
+/// hook-policy's, unless asked: `policy doctor` in a freshly cloned
+/// repository must not execute what the repository's hooks file says.
+fn may_run(
+    agent: &str,
+    site: &Site,
+    entry: &sites::Entry,
+    binary: &Path,
+    opts: &Options,
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let scope = Some(scope_name(site.scope));
+    if let Launch::Shell { command, .. } = &entry.launch {
+        if !sites::is_plain(command) {
+            problems.push(Problem {
+                kind: "hook-not-probed",
+                scope,
+                message: format!(
+                    "the entry in {} is a shell command line with more than a program and its arguments, so doctor did not run it",
+                    site.file.display()
+                ),
+                fix: format!(
+                    "check it by hand, or let `{}` write hook-policy's own entry",
+                    reinstall(agent, site)
+                ),
+            });
+            return false;
+        }
+    }
+    let ours = std::fs::canonicalize(binary).is_ok_and(|b| opts.trusted.iter().any(|t| *t == b));
+    if site.scope == Scope::Project && !ours && !opts.trust_project_hooks {
+        problems.push(Problem {
+            kind: "hook-not-probed",
+            scope,
+            message: format!(
+                "the project's {} runs {}, not hook-policy's installed copy, so doctor did not run it",
+                site.file.display(),
+                binary.display()
+            ),
+            fix: format!(
+                "if you trust this project, run `policy doctor --trust-project-hooks`; or `{}` writes hook-policy's own entry",
+                reinstall(agent, site)
+            ),
+        });
+        return false;
+    }
+    true
 }
 
 fn title_of(agent: &str) -> &str {
