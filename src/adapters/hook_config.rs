@@ -123,7 +123,7 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
     }
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@".contains(&b))

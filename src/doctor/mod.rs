@@ -176,15 +176,28 @@ pub fn examine(agent: &str, title: &str, opts: &Options) -> AgentReport {
                 "{title} is here but hook-policy is not installed (looked in {})",
                 files.join(", ")
             ),
-            fix: format!("run `{}`", install_command(agent, &sites)),
+            fix: format!("run `{}`", install_command(agent, &sites, &[])),
         });
     }
     report
 }
 
 /// The install command that puts an entry where doctor looks.
-fn install_command(agent: &str, sites: &[Site]) -> String {
-    let policy = "--policy POLICY";
+fn install_command(agent: &str, sites: &[Site], policy: &[PathBuf]) -> String {
+    let policy = if policy.is_empty() {
+        "--policy POLICY".to_string()
+    } else {
+        policy
+            .iter()
+            .map(|p| {
+                format!(
+                    "--policy {}",
+                    crate::adapters::hook_config::quote(&p.display().to_string())
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     match agent {
         "chibi" => format!("policy install chibi {policy}"),
         "picoclaw" => format!(
@@ -211,7 +224,7 @@ fn install_command(agent: &str, sites: &[Site]) -> String {
                 ),
                 Some(s) => format!(
                     "policy install {agent} {policy} --settings {}",
-                    s.file.display()
+                    crate::adapters::hook_config::quote(&s.file.display().to_string())
                 ),
                 None => format!("policy install {agent} {policy}"),
             }
@@ -219,9 +232,9 @@ fn install_command(agent: &str, sites: &[Site]) -> String {
     }
 }
 
-/// How to put the entry of `site` back (the same scope).
-fn reinstall(agent: &str, site: &Site) -> String {
-    install_command(agent, std::slice::from_ref(site))
+/// How to put the entry of `site` back (the same scope and policy).
+fn reinstall(agent: &str, site: &Site, policy: &[PathBuf]) -> String {
+    install_command(agent, std::slice::from_ref(site), policy)
 }
 
 fn check_entry(
@@ -261,7 +274,7 @@ fn check_entry(
                 binary.display(),
                 title_of(agent)
             ),
-            fix: format!("run `{}` to put the binary back", reinstall(agent, site)),
+            fix: format!("run `{}` to put the binary back", reinstall(agent, site, &policy)),
         });
     }
     if policy_error.is_none() {
@@ -276,7 +289,7 @@ fn check_entry(
             scope,
             message: format!("the policy does not load: {message}"),
             fix: if shown.is_empty() {
-                format!("run `{}`", reinstall(agent, site))
+                format!("run `{}`", reinstall(agent, site, &policy))
             } else {
                 format!(
                     "fix it (`policy check {}`); the hook reads it on its next call",
@@ -286,8 +299,8 @@ fn check_entry(
         });
     }
     report.policy_error = policy_error;
-    if binary_ok && may_run(agent, site, entry, &binary, opts, problems) {
-        report.probes = probe(agent, site, &entry.launch, opts, problems);
+    if binary_ok && may_run(agent, site, entry, &binary, &policy, opts, problems) {
+        report.probes = probe(agent, site, &entry.launch, &policy, opts, problems);
     }
     report
 }
@@ -302,6 +315,7 @@ fn may_run(
     site: &Site,
     entry: &sites::Entry,
     binary: &Path,
+    policy: &[PathBuf],
     opts: &Options,
     problems: &mut Vec<Problem>,
 ) -> bool {
@@ -317,7 +331,7 @@ fn may_run(
                 ),
                 fix: format!(
                     "check it by hand, or let `{}` write hook-policy's own entry",
-                    reinstall(agent, site)
+                    reinstall(agent, site, policy)
                 ),
             });
             return false;
@@ -335,7 +349,7 @@ fn may_run(
             ),
             fix: format!(
                 "if you trust this project, run `policy doctor --trust-project-hooks`; or `{}` writes hook-policy's own entry",
-                reinstall(agent, site)
+                reinstall(agent, site, policy)
             ),
         });
         return false;
@@ -355,6 +369,7 @@ fn probe(
     agent: &str,
     site: &Site,
     launch: &Launch,
+    policy: &[PathBuf],
     opts: &Options,
     problems: &mut Vec<Problem>,
 ) -> Vec<ProbeReport> {
@@ -404,7 +419,7 @@ fn probe(
             _ => false,
         };
         if !ok {
-            let problem = probe_problem(agent, site, event, probe, verdict, opts);
+            let problem = probe_problem(agent, site, policy, event, probe, verdict, opts);
             // A hook that hangs or cannot start does so for both events.
             if !problems.iter().any(|p| {
                 p.kind == problem.kind
@@ -430,6 +445,7 @@ fn probe(
 fn probe_problem(
     agent: &str,
     site: &Site,
+    policy: &[PathBuf],
     event: &'static str,
     probe: &probes::Probe,
     verdict: &str,
@@ -449,7 +465,7 @@ fn probe_problem(
             ),
             fix: format!(
                 "look at the command it runs; `{}` puts back the entry hook-policy writes",
-                reinstall(agent, site)
+                reinstall(agent, site, policy)
             ),
         },
         ("did not run", _) => Problem {
@@ -461,7 +477,7 @@ fn probe_problem(
             ),
             fix: format!(
                 "see the reply above; `{}` puts back the entry hook-policy writes",
-                reinstall(agent, site)
+                reinstall(agent, site, policy)
             ),
         },
         (_, "dangerous") => Problem {
