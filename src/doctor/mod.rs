@@ -199,7 +199,17 @@ fn install_command(agent: &str, sites: &[Site], policy: &[PathBuf]) -> String {
             .join(" ")
     };
     match agent {
-        "chibi" => format!("policy install chibi {policy}"),
+        "chibi" => {
+            // The manifest is <chibi home>/plugins/hook-policy/hook-policy.json.
+            let home = sites
+                .first()
+                .and_then(|s| s.file.ancestors().nth(3))
+                .map(|h| crate::adapters::hook_config::quote(&h.display().to_string()));
+            match home {
+                Some(h) => format!("policy install chibi --home {h} {policy}"),
+                None => format!("policy install chibi {policy}"),
+            }
+        }
         "picoclaw" => format!(
             "policy install picoclaw {policy}` and add the printed entry to `{}",
             sites
@@ -337,7 +347,7 @@ fn may_run(
             return false;
         }
     }
-    let ours = std::fs::canonicalize(binary).is_ok_and(|b| opts.trusted.iter().any(|t| *t == b));
+    let ours = std::fs::canonicalize(binary).is_ok_and(|b| opts.trusted.contains(&b));
     if site.scope == Scope::Project && !ours && !opts.trust_project_hooks {
         problems.push(Problem {
             kind: "hook-not-probed",

@@ -365,11 +365,9 @@ pub fn is_plain(line: &str) -> bool {
             '\\' => {
                 chars.next();
             }
-            '\'' if !in_double => {
-                if !chars.by_ref().any(|q| q == '\'') {
-                    return false;
-                }
-            }
+            // The guard reads through the closing quote; none is an error.
+            '\'' if !in_double && !chars.by_ref().any(|q| q == '\'') => return false,
+            '\'' if !in_double => {}
             '"' => in_double = !in_double,
             '$' | '`' => return false,
             ';' | '&' | '|' | '<' | '>' | '(' | ')' | '*' | '?' | '[' | '~' | '#' | '{' | '\n'
