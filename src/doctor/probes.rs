@@ -42,7 +42,9 @@ pub struct Probe {
     pub shows: String,
     /// The recorded fixture (or vendor page) the event was copied from.
     pub from: String,
-    /// Environment the agent sets for this event (chibi's `CHIBI_HOOK`).
+    /// Environment the agent sets for this event (chibi's `CHIBI_HOOK`,
+    /// Claude Code's `CLAUDE_PROJECT_DIR`); `{project}` stands for the
+    /// project directory doctor runs the hook in.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     pub event: Json,

@@ -65,8 +65,14 @@ pub fn run(
             c
         }
     };
+    let project = cwd.display().to_string();
     cmd.env("HOME", home)
-        .envs(&probe.env)
+        .envs(
+            probe
+                .env
+                .iter()
+                .map(|(k, v)| (k, v.replace("{project}", &project))),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
