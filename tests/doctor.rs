@@ -541,6 +541,26 @@ fn cursor_user_and_project_installs_keep_their_own_policy_lists() {
             .is_some_and(|x| x == "policies")
     });
     assert_eq!(lists.count(), 1);
+    // A hooks file install refuses changes nothing, not even its list.
+    let list_before = std::fs::read(&user_list).unwrap();
+    std::fs::write(&user_file, "{ not json").unwrap();
+    let out = m.policy(&[
+        "install",
+        "cursor",
+        "--policy",
+        &p(&project_policy),
+        "--write",
+        "--scope",
+        "user",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(std::fs::read(&user_list).unwrap(), list_before);
+    let (code, doc) = m.doctor(&["--agent", "cursor"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        problem_kinds(agent(&doc, "cursor")),
+        ["unreadable-config", "not-installed"]
+    );
 }
 
 #[test]

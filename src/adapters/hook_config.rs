@@ -80,14 +80,14 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
 /// the agent's `AGENT.policies`; any other file (a project's, or one given
 /// with `--settings`) has a list of its own, so installing into one scope
 /// never changes what another scope's entry runs.
-pub fn list_for(layout: &Layout, harness: Harness, file: &Path) -> Result<PathBuf, String> {
+pub fn list_for(layout: &Layout, harness: Harness, file: &Path) -> PathBuf {
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
     let user = home.and_then(|h| default_path(harness, Scope::User, Path::new(&h)).ok());
     let file = super::agent_settings::absolute(file);
-    Ok(match user {
+    match user {
         Some(u) if super::agent_settings::absolute(&u) == file => layout.list(harness),
         _ => layout.list_of_file(harness, &file),
-    })
+    }
 }
 
 /// The command an entry runs: the installed copy of the binary with the
@@ -197,8 +197,19 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     Ok(doc)
 }
 
-/// Merges the entry into `file`; says what it did.
-pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+/// Whether `install` would accept `file`: refused files are refused before
+/// anything else (the binary, the policy list) is written.
+pub fn check(harness: Harness, file: &Path, entry: &Json) -> Result<(), String> {
+    read_merged(harness, file, entry).map(|_| ())
+}
+
+/// The file's text (when it exists), its document, and the document with
+/// `entry` merged in.
+fn read_merged(
+    harness: Harness,
+    file: &Path,
+    entry: &Json,
+) -> Result<(Option<String>, Json, Json), String> {
     let shown = file.display();
     let before = match std::fs::read_to_string(file) {
         Ok(text) => Some(text),
@@ -214,6 +225,13 @@ pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, St
     };
     let was = doc.clone();
     let doc = merged(harness, doc, entry, file)?;
+    Ok((before, was, doc))
+}
+
+/// Merges the entry into `file`; says what it did.
+pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+    let shown = file.display();
+    let (before, was, doc) = read_merged(harness, file, entry)?;
     if before.is_some() && doc == was {
         return Ok(format!("{shown} already runs hook-policy; nothing changed"));
     }
@@ -295,7 +313,7 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
     }
     // The list file, and the installed binary once no agent uses it.
     let layout = Layout::from_env()?;
-    let list = list_for(&layout, harness, file)?;
+    let list = list_for(&layout, harness, file);
     if std::fs::remove_file(&list).is_ok() {
         lines.push(format!("removed {}", list.display()));
     }

@@ -39,10 +39,6 @@ pub struct HookFileInstall {
 pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
     // Checks that the policy loads; the entry runs the installed copy.
     let (_, policy) = super::install::install_paths(&args.policy)?;
-    let layout = agent_settings::Layout::from_env()?;
-    std::fs::create_dir_all(&layout.dir)
-        .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
-    agent_settings::copy_binary(&layout.binary())?;
     let scope = match args.scope {
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,
@@ -56,7 +52,17 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         (None, Some(home)) => hook_config::default_path(harness, scope, home)?,
         (None, None) => return Err("HOME is not set: pass --settings FILE".into()),
     };
-    let list = hook_config::list_for(&layout, harness, &file)?;
+    let layout = agent_settings::Layout::from_env()?;
+    let list = hook_config::list_for(&layout, harness, &file);
+    let entry = hook_config::entry(harness, &layout.binary(), &list);
+    let writing = args.settings.is_some() || args.write;
+    if writing {
+        // A refused file changes nothing, not even the list its entry runs.
+        hook_config::check(harness, &file, &entry)?;
+    }
+    std::fs::create_dir_all(&layout.dir)
+        .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
+    agent_settings::copy_binary(&layout.binary())?;
     let text: String = policy
         .iter()
         .map(|p| format!("{}\n", p.display()))
@@ -67,8 +73,7 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         layout.binary().display(),
         list.display()
     );
-    let entry = hook_config::entry(harness, &layout.binary(), &list);
-    if args.settings.is_none() && !args.write {
+    if !writing {
         outln!(
             "{}",
             serde_json::to_string_pretty(&entry).unwrap_or_default()
