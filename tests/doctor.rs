@@ -381,11 +381,30 @@ fn a_hung_hook_does_not_hang_doctor() {
             .to_string(),
     )
     .unwrap();
+    // One that floods its output and never ends.
+    let flood = m.home.join("flood.sh");
+    std::fs::write(&flood, "#!/bin/sh\nexec yes\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&flood, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::create_dir_all(m.home.join(".codeium/windsurf")).unwrap();
+    std::fs::write(
+        m.home.join(".codeium/windsurf/hooks.json"),
+        serde_json::json!({"hooks": {"pre_run_command": [{"command": format!(
+            "{} hook windsurf --policy-list {}",
+            flood.display(),
+            list.display()
+        )}]}})
+        .to_string(),
+    )
+    .unwrap();
     let started = Instant::now();
-    let (code, doc) = m.doctor(&["--agent", "cursor", "--timeout", "1"]);
-    // Two probes of 1 s each, not two of 30 s.
+    let (code, doc) = m.doctor(&["--agent", "cursor", "--agent", "windsurf", "--timeout", "1"]);
+    // Four probes of 1 s each, not of 30 s or forever.
     assert!(
-        started.elapsed() < Duration::from_secs(15),
+        started.elapsed() < Duration::from_secs(20),
         "{:?}",
         started.elapsed()
     );
@@ -395,6 +414,8 @@ fn a_hung_hook_does_not_hang_doctor() {
     let probes = installed_entries(report)[0]["probes"].clone();
     assert_eq!(probes[0]["verdict"], "timed out");
     assert_eq!(probes[1]["verdict"], "timed out");
+    let report = agent(&doc, "windsurf");
+    assert_eq!(problem_kinds(report), ["hook-timed-out"], "{report:#}");
 }
 
 #[test]

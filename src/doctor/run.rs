@@ -133,12 +133,28 @@ pub fn run(
     })
 }
 
+/// How much of a hook's stdout or stderr is kept.
+const KEPT: usize = 1 << 20;
+
 fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
     if let Some(mut pipe) = pipe {
         std::thread::spawn(move || {
+            // Kept up to a limit and drained past it, so a hook that floods
+            // its output neither blocks nor fills doctor's memory.
             let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
+            let mut chunk = [0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let room = KEPT.saturating_sub(buf.len());
+                        buf.extend_from_slice(&chunk[..n.min(room)]);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
             let _ = tx.send(buf);
         });
     }
