@@ -74,6 +74,8 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
             .join("hooks/hook-policy.json"),
         (Harness::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
         (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
+        // Cline's hook is a script, not a hooks.json (`hook_script`).
+        (Harness::Cline, scope) => super::hook_script::default_path(scope, home),
         (other, _) => {
             return Err(format!(
                 "{} is not installed through a hooks.json file",
@@ -81,6 +83,20 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
             ))
         }
     })
+}
+
+/// The policy list the entry in `file` runs with. The user-scope file keeps
+/// the agent's `AGENT.policies`; any other file (a project's, or one given
+/// with `--settings`) has a list of its own, so installing into one scope
+/// never changes what another scope's entry runs.
+pub fn list_for(layout: &Layout, harness: Harness, file: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let user = home.and_then(|h| default_path(harness, Scope::User, Path::new(&h)).ok());
+    let file = super::agent_settings::absolute(file);
+    match user {
+        Some(u) if super::agent_settings::absolute(&u) == file => layout.list(harness),
+        _ => layout.list_of_file(harness, &file),
+    }
 }
 
 /// The command an entry runs: the installed copy of the binary with the
@@ -116,7 +132,7 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
     }
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@".contains(&b))
@@ -190,8 +206,19 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     Ok(doc)
 }
 
-/// Merges the entry into `file`; says what it did.
-pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+/// Whether `install` would accept `file`: refused files are refused before
+/// anything else (the binary, the policy list) is written.
+pub fn check(harness: Harness, file: &Path, entry: &Json) -> Result<(), String> {
+    read_merged(harness, file, entry).map(|_| ())
+}
+
+/// The file's text (when it exists), its document, and the document with
+/// `entry` merged in.
+fn read_merged(
+    harness: Harness,
+    file: &Path,
+    entry: &Json,
+) -> Result<(Option<String>, Json, Json), String> {
     let shown = file.display();
     let before = match std::fs::read_to_string(file) {
         Ok(text) => Some(text),
@@ -207,6 +234,13 @@ pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, St
     };
     let was = doc.clone();
     let doc = merged(harness, doc, entry, file)?;
+    Ok((before, was, doc))
+}
+
+/// Merges the entry into `file`; says what it did.
+pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+    let shown = file.display();
+    let (before, was, doc) = read_merged(harness, file, entry)?;
     if before.is_some() && doc == was {
         return Ok(format!("{shown} already runs hook-policy; nothing changed"));
     }
@@ -286,21 +320,20 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
         lines.push(format!("removed the hook-policy entries from {shown}"));
     }
-    lines.extend(remove_installed_copy(harness)?);
+    lines.extend(remove_installed_copy(harness, file)?);
     Ok(lines.join("\n"))
 }
 
-/// Removes the agent's policy list file, and the installed binary once no
-/// agent uses it; says what it removed.
-pub fn remove_installed_copy(harness: Harness) -> Result<Vec<String>, String> {
+/// Removes the policy list of the hook file `file`, and the installed binary
+/// once no entry uses it; says what it removed.
+pub fn remove_installed_copy(harness: Harness, file: &Path) -> Result<Vec<String>, String> {
     let mut lines = Vec::new();
     let layout = Layout::from_env()?;
-    let list = layout.list(harness);
+    let list = list_for(&layout, harness, file);
     if std::fs::remove_file(&list).is_ok() {
         lines.push(format!("removed {}", list.display()));
     }
-    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
-    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+    if !layout.any_list() && std::fs::remove_file(layout.binary()).is_ok() {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }

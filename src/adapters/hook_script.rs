@@ -124,43 +124,12 @@ pub fn uninstall(file: &Path) -> Result<String, String> {
     {
         lines.push(format!("removed {}", bak.display()));
     }
-    // The user and project files share the policy list: it stays while the
-    // other one is still ours. (Other projects' files cannot be seen here.)
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let others = [
-        home.map(|h| default_path(super::hook_config::Scope::User, &h)),
-        Some(default_path(
-            super::hook_config::Scope::Project,
-            Path::new(""),
-        )),
-    ];
-    let still_used = others
-        .iter()
-        .flatten()
-        .any(|f| !same_file(f, file) && std::fs::read_to_string(f).is_ok_and(|t| is_ours(&t)));
-    if still_used {
-        lines.push("the policy list stays: another Cline hook file of hook-policy uses it".into());
-    } else {
-        lines.extend(super::hook_config::remove_installed_copy(Harness::Cline)?);
-    }
+    // Each hook file has its own policy list (`hook_config::list_for`).
+    lines.extend(super::hook_config::remove_installed_copy(
+        Harness::Cline,
+        file,
+    )?);
     Ok(lines.join("\n"))
-}
-
-/// Whether two paths name the same file (the removed one no longer exists,
-/// so its directory is compared).
-fn same_file(a: &Path, b: &Path) -> bool {
-    let dir = |p: &Path| {
-        p.parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .and_then(|d| std::fs::canonicalize(d).ok())
-    };
-    a.file_name() == b.file_name() && dir(a).is_some() && dir(a) == dir(b)
 }
 
 #[cfg(unix)]

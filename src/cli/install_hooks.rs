@@ -42,11 +42,30 @@ pub struct HookFileInstall {
 pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
     // Checks that the policy loads; the entry runs the installed copy.
     let (_, policy) = super::install::install_paths(&args.policy)?;
+    let scope = match args.scope {
+        ScopeArg::User => Scope::User,
+        ScopeArg::Project => Scope::Project,
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    // The file the entry is for (printed entries too): it names the list.
+    let file = match (&args.settings, &home) {
+        (Some(file), _) => file.clone(),
+        (None, Some(home)) => hook_config::default_path(harness, scope, home)?,
+        (None, None) => return Err("HOME is not set: pass --settings FILE".into()),
+    };
     let layout = agent_settings::Layout::from_env()?;
+    let list = hook_config::list_for(&layout, harness, &file);
+    let entry = hook_config::entry(harness, &layout.binary(), &list);
+    let writing = args.settings.is_some() || args.write;
+    if writing && harness != Harness::Cline {
+        // A refused file changes nothing, not even the list its entry runs.
+        hook_config::check(harness, &file, &entry)?;
+    }
     std::fs::create_dir_all(&layout.dir)
         .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
     agent_settings::copy_binary(&layout.binary())?;
-    let list = layout.list(harness);
     let text: String = policy
         .iter()
         .map(|p| format!("{}\n", p.display()))
@@ -57,34 +76,20 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         layout.binary().display(),
         list.display()
     );
-    let scope = match args.scope {
-        ScopeArg::User => Scope::User,
-        ScopeArg::Project => Scope::Project,
-    };
     if harness == Harness::Cline {
-        return cline(args.settings, args.write, scope, &layout.binary(), &list);
+        return cline(writing, &file, &layout.binary(), &list);
     }
-    let entry = hook_config::entry(harness, &layout.binary(), &list);
-    let file = match (args.settings, args.write) {
-        (Some(file), _) => file,
-        (None, true) => {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .ok_or("HOME is not set: pass --settings FILE")?;
-            hook_config::default_path(harness, scope, &home)?
-        }
-        (None, false) => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&entry).unwrap_or_default()
-            );
-            errln!(
-                "Merge this into {}'s hooks file, or run again with --write.",
-                harness.title()
-            );
-            return Ok(());
-        }
-    };
+    if !writing {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&entry).unwrap_or_default()
+        );
+        errln!(
+            "Merge this into {}'s hooks file, or run again with --write.",
+            harness.title()
+        );
+        return Ok(());
+    }
     outln!("{}", hook_config::install(harness, &file, &entry)?);
     Ok(())
 }
@@ -92,28 +97,18 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
 /// Cline's hook is a script of its own, not an entry in a shared file
 /// (`adapters::hook_script`).
 fn cline(
-    settings: Option<PathBuf>,
-    write: bool,
-    scope: Scope,
+    writing: bool,
+    file: &std::path::Path,
     exe: &std::path::Path,
     list: &std::path::Path,
 ) -> Result<(), String> {
     use crate::adapters::hook_script;
     let script = hook_script::script(exe, list);
-    let file = match (settings, write) {
-        (Some(file), _) => file,
-        (None, true) => {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .ok_or("HOME is not set: pass --settings FILE")?;
-            hook_script::default_path(scope, &home)
-        }
-        (None, false) => {
-            super::output::out!("{script}");
-            errln!("Save this as an executable PreToolUse in Cline's hooks directory, or run again with --write.");
-            return Ok(());
-        }
-    };
-    outln!("{}", hook_script::install(&file, &script)?);
+    if !writing {
+        super::output::out!("{script}");
+        errln!("Save this as an executable PreToolUse in Cline's hooks directory, or run again with --write.");
+        return Ok(());
+    }
+    outln!("{}", hook_script::install(file, &script)?);
     Ok(())
 }
