@@ -795,6 +795,22 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: &[EffectKind::Deny],
     },
+    HookPoint {
+        name: "opencode.tool_execute_before",
+        harness: Some("opencode"),
+        class: HookClass::Permission,
+        doc: "OpenCode, before any tool call (its plugin hook tool.execute.before, as hook-policy's plugin sends it).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "tool.execute.before."),
+            field("tool", Ty::Str, "bash, read, glob, grep, write, edit, apply_patch, webfetch, task, skill, ..., an MCP tool (<server>_<tool>) or a plugin's tool."),
+            optional("sessionID", Ty::Str, "Session id."),
+            optional("callID", Ty::Str, "Id of the tool call."),
+            field("args", Ty::AnyMap, "The tool's arguments."),
+            optional("directory", Ty::Str, "The directory OpenCode runs in: the project root."),
+            optional("worktree", Ty::Str, "The git worktree of the project (`/` outside git)."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// The tools chibi offers out of the box, with the type `pre_api_tools`

@@ -79,6 +79,9 @@ pub enum TestHarness {
     /// Windsurf answers by exit status: the reply is `{}` when it would
     /// exit 0, else `{"exit_status": 2, "reason": ...}` (the stderr line).
     Windsurf,
+    /// The event hook-policy's OpenCode plugin sends; the reply is
+    /// `{"decision": "block", "reason": ...}` or `{}`.
+    Opencode,
 }
 
 impl TestHarness {
@@ -92,6 +95,7 @@ impl TestHarness {
             TestHarness::Cursor => Some(Harness::Cursor),
             TestHarness::Copilot => Some(Harness::Copilot),
             TestHarness::Windsurf => Some(Harness::Windsurf),
+            TestHarness::Opencode => Some(Harness::OpenCode),
         }
     }
 }
@@ -310,9 +314,13 @@ fn run_case(
     // Tests are reproducible: a fixed home, whoever runs them.
     let home = "/home/user";
     let (reply, matched, logged, run_error) = match case.harness.and_then(TestHarness::agent) {
-        Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf)) => {
+        Some(
+            agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::OpenCode),
+        ) => {
             use crate::adapters::hook_command::Protocol;
-            use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+            use crate::adapters::{
+                copilot::Copilot, cursor::Cursor, opencode::OpenCode, windsurf::Windsurf,
+            };
             let mut source = PolicySource::compiled(prepared.clone());
             let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
             let root = case.project_root.as_deref().unwrap_or("/project");
@@ -323,6 +331,9 @@ fn run_case(
                 }
                 Harness::Copilot => {
                     Copilot::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                Harness::OpenCode => {
+                    OpenCode::answer_in(&mut source, &event, context, Some(home), Some(root))
                 }
                 _ => Windsurf::answer_in(&mut source, &event, context, Some(home), Some(root)),
             };

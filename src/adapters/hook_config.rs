@@ -279,8 +279,14 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
         lines.push(format!("removed the hook-policy entries from {shown}"));
     }
-    // The list file, and the installed binary once no agent uses it.
-    let layout = Layout::from_env()?;
+    lines.extend(remove_installed_copy(&Layout::from_env()?, harness));
+    Ok(lines.join("\n"))
+}
+
+/// Removes the agent's policy list file, and the installed binary once no
+/// agent has a list left; says what went.
+pub fn remove_installed_copy(layout: &Layout, harness: Harness) -> Vec<String> {
+    let mut lines = Vec::new();
     let list = layout.list(harness);
     if std::fs::remove_file(&list).is_ok() {
         lines.push(format!("removed {}", list.display()));
@@ -290,5 +296,5 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }
-    Ok(lines.join("\n"))
+    lines
 }

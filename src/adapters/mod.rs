@@ -7,6 +7,8 @@ pub mod copilot;
 pub mod cursor;
 pub mod hook_command;
 pub mod hook_config;
+pub mod opencode;
+pub mod opencode_install;
 pub mod picoclaw;
 pub mod search_walk;
 pub mod tool_call;

@@ -871,7 +871,7 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         ],
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
-        Cursor | Copilot | Windsurf => crate::catalogue::tools::vendor_facts(h),
+        Cursor | Copilot | Windsurf | OpenCode => crate::catalogue::tools::vendor_facts(h),
     }
 }
 

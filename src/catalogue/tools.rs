@@ -16,10 +16,11 @@ pub enum Harness {
     Cursor,
     Copilot,
     Windsurf,
+    OpenCode,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 7] = [
+    pub const ALL: [Harness; 8] = [
         Harness::ClaudeCode,
         Harness::Gemini,
         Harness::Codex,
@@ -27,6 +28,7 @@ impl Harness {
         Harness::Cursor,
         Harness::Copilot,
         Harness::Windsurf,
+        Harness::OpenCode,
     ];
 
     /// The name conditions see in `harness` and the CLI accepts.
@@ -39,6 +41,7 @@ impl Harness {
             Harness::Cursor => "cursor",
             Harness::Copilot => "copilot",
             Harness::Windsurf => "windsurf",
+            Harness::OpenCode => "opencode",
         }
     }
 
@@ -51,6 +54,7 @@ impl Harness {
             Harness::Cursor => "Cursor",
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Windsurf => "Windsurf Cascade",
+            Harness::OpenCode => "OpenCode",
         }
     }
 
@@ -238,6 +242,33 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(Windsurf, "read_code", "fs_read", Read { path: &["file_path"] }),
     map(Windsurf, "write_code", "fs_write", MultiEdit { path: &["file_path"] }),
     map(Windsurf, "mcp__*", "plugin", Other),
+    // OpenCode (opencode.ai/docs/plugins, tool.execute.before): tool ids and
+    // argument names read from opencode 1.18.33 (the tool schemas in its
+    // binary); `path` is the newer tools' name for `filePath`, `list` and
+    // `multiedit` are older releases' tools (multiedit's `edits` carry no
+    // top-level content, so only its path is judged). MCP tools arrive as
+    // <server>_<tool>, plugin tools under their own names: the tool gate.
+    map(OpenCode, "bash", "shell", Shell { command: &["command"] }),
+    map(OpenCode, "read", "fs_read", Read { path: &["filePath", "path"] }),
+    map(OpenCode, "glob", "fs_read", Read { path: &["path"] }),
+    map(OpenCode, "grep", "fs_read", Search { path: &["path"], include: &["include"] }),
+    map(OpenCode, "list", "fs_read", Read { path: &["path"] }),
+    map(OpenCode, "lsp", "fs_read", Read { path: &["filePath", "path"] }),
+    map(OpenCode, "write", "fs_write", Write { path: &["filePath", "path"], content: &["content"] }),
+    map(OpenCode, "edit", "fs_write", Write { path: &["filePath", "path"], content: &["newString"] }),
+    map(OpenCode, "multiedit", "fs_write", Write { path: &["filePath", "path"], content: &[] }),
+    map(OpenCode, "apply_patch", "fs_write", Patch { text: &["patchText"] }),
+    map(OpenCode, "patch", "fs_write", Patch { text: &["patchText"] }),
+    map(OpenCode, "webfetch", "network", Fetch { url: &["url"] }),
+    map(OpenCode, "websearch", "network", Other),
+    map(OpenCode, "codesearch", "network", Other),
+    map(OpenCode, "task", "flow", Other),
+    map(OpenCode, "skill", "flow", Other),
+    map(OpenCode, "question", "flow", Other),
+    map(OpenCode, "invalid", "flow", Other),
+    map(OpenCode, "todowrite", "memory", Other),
+    map(OpenCode, "todoread", "memory", Other),
+    map(OpenCode, "*", "plugin", Other),
 ];
 
 /// The mapping of a native tool, if it is listed.
@@ -262,6 +293,7 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
         (Cursor, _) => "cursor.event",
         (Copilot, _) => "copilot.preToolUse",
         (Windsurf, _) => "windsurf.event",
+        (OpenCode, _) => "opencode.tool_execute_before",
     }
 }
 
@@ -291,6 +323,14 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
             "Read fail-closed: Windsurf hooks cannot ask or rewrite, so both deny; MCP arguments sent as JSON text are parsed, anything else but an object denies. The hook timeout is not documented; the deadline is `HOOK_POLICY_DEADLINE_MS` (10 s).",
             "Project root: the hook process's working directory, never `tool_info.cwd` (where the model chose to run the command); `HOOK_POLICY_PROJECT_ROOT` overrides it.",
             "Install: `policy install windsurf --policy P --write --scope user|project` merges the four entries (with `show_output: true`, so a block's reason is shown) into `~/.codeium/windsurf/hooks.json` or `.windsurf/hooks.json`; the system file is left to administrators (`--settings /etc/windsurf/hooks.json`).",
+        ],
+        OpenCode => &[
+            "Built from <https://opencode.ai/docs/plugins/> (plugins in `~/.config/opencode/plugins/` and `.opencode/plugins/`; the `tool.execute.before` hook gets `input.tool`, `input.sessionID`, `input.callID` and `output.args`, and blocks the call by throwing) and checked against opencode 1.18.33: the `@opencode-ai/plugin` 1.18.33 types, and the binary, which awaits the hook, with no timeout, before every built-in, MCP and task tool call (before its own permission prompt), and whose tool schemas give the argument names below.",
+            "OpenCode has no command hooks, so `policy install opencode` writes a plugin (`hook-policy.js`, shipped in the binary) that sends `{hook_event_name: \"tool.execute.before\", tool, sessionID, callID, args, directory, worktree}` to `policy hook opencode` and throws when the reply is anything but `{}`. The reply to a deny is `{\"decision\": \"block\", \"reason\": ...}`, whose reason becomes the error the model reads; no opinion is `{}`; there is no allow. Exit status 0 always.",
+            "Fail closed in the plugin: a command that cannot start, exits non-zero, prints anything but a JSON object, or has not answered within 15 s blocks the call; hook-policy's own deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s) answers a deny before that. A policy with `on_error: fail_open` is answered `{}` on failure, but a missing binary still blocks (the plugin cannot know the policy).",
+            "A plugin cannot ask, so an ask denies. OpenCode runs the tool with the arguments object the hook received, so a rewrite could be applied in place; it is not yet, and a rewrite denies.",
+            "Project root: the plugin context's `directory` (where OpenCode runs; relative paths resolve there), not `worktree`, which is `/` outside git; `HOOK_POLICY_PROJECT_ROOT` overrides it. A bash call's `workdir` is the model's choice and never the root.",
+            "Install: `policy install opencode --policy P --write --scope user|project` writes `~/.config/opencode/plugins/hook-policy.js` (`$XDG_CONFIG_HOME/opencode/...` when set) or `.opencode/plugins/hook-policy.js`; it refuses a file of that name that is not hook-policy's. `policy uninstall opencode --settings FILE` removes it. Restart OpenCode after either.",
         ],
         _ => &[],
     }
@@ -353,6 +393,8 @@ pub const CANONICAL: &[Canonical] = &[
     Canonical { harness: Copilot, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Copilot, tool: "powershell", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Windsurf, tool: "run_command", name: "shell_exec", args: &[arg("command_line", "command", 1)] },
+    // OpenCode's bash `timeout` is in milliseconds (its tool schema, 1.18.33).
+    Canonical { harness: OpenCode, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1), arg("timeout", "timeout", 1000)] },
 ];
 
 /// The canonical view of a native tool, if it has one.

@@ -26,6 +26,8 @@ pub enum Agent {
     Copilot,
     /// Windsurf Cascade.
     Windsurf,
+    /// OpenCode, through hook-policy's plugin.
+    Opencode,
 }
 
 impl Agent {
@@ -37,6 +39,7 @@ impl Agent {
             Agent::Cursor => Harness::Cursor,
             Agent::Copilot => Harness::Copilot,
             Agent::Windsurf => Harness::Windsurf,
+            Agent::Opencode => Harness::OpenCode,
         }
     }
 }
@@ -61,6 +64,9 @@ pub enum AskingHarness {
     /// `policy hook windsurf`: the payload is Windsurf's hook event; the
     /// reason of a block is on stderr, and the exit status is 1.
     Windsurf,
+    /// `policy hook opencode`: the payload is the event hook-policy's
+    /// OpenCode plugin sends.
+    Opencode,
 }
 
 impl AskingHarness {
@@ -74,6 +80,7 @@ impl AskingHarness {
             AskingHarness::Cursor => Some(Harness::Cursor),
             AskingHarness::Copilot => Some(Harness::Copilot),
             AskingHarness::Windsurf => Some(Harness::Windsurf),
+            AskingHarness::Opencode => Some(Harness::OpenCode),
         }
     }
 }

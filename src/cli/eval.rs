@@ -194,7 +194,7 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
     if matches!(
         agent,
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::OpenCode
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
@@ -242,7 +242,9 @@ fn hook_file_agent_event(
     explain_only: bool,
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
-    use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    use crate::adapters::{
+        copilot::Copilot, cursor::Cursor, opencode::OpenCode, windsurf::Windsurf,
+    };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
     let home = std::env::var("HOME").ok();
     let input = Ok(bytes);
@@ -253,6 +255,7 @@ fn hook_file_agent_event(
     let a = match agent {
         Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
+        Harness::OpenCode => OpenCode::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
     let explanation = format!(

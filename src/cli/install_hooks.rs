@@ -1,7 +1,8 @@
-//! `policy install cursor|copilot|windsurf`: print the hooks.json entries,
-//! or with `--write` merge them into the file at its documented location
-//! (`--scope user|project`), or into `--settings FILE`. The entries and the
-//! merge are `adapters::hook_config`'s.
+//! `policy install cursor|copilot|windsurf|opencode`: print the hooks.json
+//! entries, or with `--write` merge them into the file at its documented
+//! location (`--scope user|project`), or into `--settings FILE`. The entries
+//! and the merge are `adapters::hook_config`'s; OpenCode's plugin file is
+//! `adapters::opencode_install`'s.
 
 use super::output::{errln, outln};
 use crate::adapters::agent_settings;
@@ -13,10 +14,12 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ScopeArg {
     /// The user's own hooks file (Cursor: ~/.cursor/hooks.json; Windsurf:
-    /// ~/.codeium/windsurf/hooks.json).
+    /// ~/.codeium/windsurf/hooks.json; OpenCode:
+    /// ~/.config/opencode/plugins/hook-policy.js).
     User,
     /// The project's, from the current directory (Cursor: .cursor/hooks.json;
-    /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json).
+    /// Copilot CLI: .github/hooks/hook-policy.json; Windsurf: .windsurf/hooks.json;
+    /// OpenCode: .opencode/plugins/hook-policy.js).
     Project,
 }
 
@@ -54,11 +57,14 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         layout.binary().display(),
         list.display()
     );
-    let entry = hook_config::entry(harness, &layout.binary(), &list);
     let scope = match args.scope {
         ScopeArg::User => Scope::User,
         ScopeArg::Project => Scope::Project,
     };
+    if harness == Harness::OpenCode {
+        return opencode_plugin(&layout, &list, scope, args);
+    }
+    let entry = hook_config::entry(harness, &layout.binary(), &list);
     let file = match (args.settings, args.write) {
         (Some(file), _) => file,
         (None, true) => {
@@ -80,5 +86,36 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
         }
     };
     outln!("{}", hook_config::install(harness, &file, &entry)?);
+    Ok(())
+}
+
+/// OpenCode's plugin file: printed, or written where --scope or --settings says.
+fn opencode_plugin(
+    layout: &agent_settings::Layout,
+    list: &std::path::Path,
+    scope: Scope,
+    args: HookFileInstall,
+) -> Result<(), String> {
+    use crate::adapters::opencode_install;
+    let text = opencode_install::plugin(&layout.binary(), list);
+    let file = match (args.settings, args.write, scope) {
+        (Some(file), _, _) => file,
+        (None, true, Scope::User) => {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .ok_or("HOME is not set: pass --settings FILE")?;
+            opencode_install::user_path(&home)
+        }
+        (None, true, Scope::Project) => opencode_install::project_path(),
+        (None, false, _) => {
+            outln!("{}", text.trim_end());
+            errln!(
+                "Save this as {} in OpenCode's plugin directory, or run again with --write.",
+                opencode_install::FILE_NAME
+            );
+            return Ok(());
+        }
+    };
+    outln!("{}", opencode_install::install(&file, &text)?);
     Ok(())
 }

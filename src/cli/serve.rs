@@ -6,6 +6,7 @@ use super::args::Agent;
 use super::ExitStatus;
 use crate::adapters::copilot::Copilot;
 use crate::adapters::cursor::Cursor;
+use crate::adapters::opencode::OpenCode;
 use crate::adapters::windsurf::Windsurf;
 use crate::adapters::{coding_agent, hook_command, picoclaw};
 use crate::catalogue::tools::Harness;
@@ -65,6 +66,7 @@ pub fn hook(args: HookArgs) -> ExitStatus {
         Harness::Copilot => hook_command::run::<Copilot>(&from, context, stdin, stdout, stderr),
         // Windsurf reads the exit status: 2 blocks (and maps to status 2).
         Harness::Windsurf => hook_command::run::<Windsurf>(&from, context, stdin, stdout, stderr),
+        Harness::OpenCode => hook_command::run::<OpenCode>(&from, context, stdin, stdout, stderr),
         other => coding_agent::run(other, &from, context, stdin, stdout, stderr),
     };
     ExitStatus::from_adapter(code)
