@@ -2,7 +2,8 @@
 //! and packs' own tests (`policies/*.test.yaml`, `packs/*.test.yaml`), put
 //! to chibi (under `policies/` with every shipped pack enabled) and then as the
 //! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
-//! and as the equivalent hook event of Cursor, Copilot CLI and Windsurf
+//! and as the equivalent hook event of Cursor, Copilot CLI, Windsurf and
+//! OpenCode (its plugin's event)
 //! (through their adapters' event parsing), must be denied by all of them
 //! or by none.
 
@@ -10,6 +11,7 @@ use hook_policy::adapters::chibi;
 use hook_policy::adapters::copilot::Copilot;
 use hook_policy::adapters::cursor::Cursor;
 use hook_policy::adapters::hook_command::{Answer, Protocol};
+use hook_policy::adapters::opencode::OpenCode;
 use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
 use hook_policy::adapters::windsurf::Windsurf;
 use hook_policy::engine::{self, Prepared};
@@ -81,6 +83,16 @@ fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, V
                    "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
         ),
         ("pre_fetch_url", Copilot) => ("web_fetch", json!({"url": s("url")?})),
+        ("pre_shell_exec", OpenCode) => (
+            "bash",
+            json!({"command": s("command")?, "description": "run"}),
+        ),
+        ("pre_file_read", OpenCode) => ("read", json!({"filePath": s("path")?})),
+        ("pre_file_write", OpenCode) => (
+            "write",
+            json!({"filePath": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", OpenCode) => ("webfetch", json!({"url": s("url")?, "format": "text"})),
         // Codex has no read or fetch tool of its own; Cursor has no write or
         // fetch event, Windsurf no fetch event.
         _ => return None,
@@ -128,6 +140,11 @@ fn hook_event(harness: Harness, hook: &str, p: &Value, root: &str) -> Option<Val
             json!({"file_path": s("path")?,
                    "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
         ),
+        (_, OpenCode) => {
+            let (tool, args) = tool_call(OpenCode, hook, p)?;
+            json!({"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "s",
+                   "callID": "c", "args": args, "directory": root, "worktree": root})
+        }
         // Cursor has no write or fetch event, Windsurf no fetch event.
         _ => return None,
     })
@@ -140,6 +157,7 @@ fn answer_denies(harness: Harness, a: &Answer) -> bool {
         Harness::Cursor => reply()["permission"] == "deny",
         Harness::Copilot => reply()["permissionDecision"] == "deny",
         Harness::Windsurf => a.exit == 2,
+        Harness::OpenCode => reply()["decision"] == "block",
         _ => unreachable!(),
     }
 }
@@ -273,7 +291,7 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
 }
 
 #[test]
-fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
+fn cursor_copilot_windsurf_and_opencode_events_decide_the_shipped_cases_like_chibi() {
     let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
     let Prepared::Ready(policy) = &*prepared else {
         panic!("shipped policies do not load")
@@ -292,7 +310,12 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
         let outcome = engine::run(policy, &hook, &payload, ctx);
         let reply = chibi::reply(hp, &outcome, policy.on_error, Some(&payload));
         let chibi_denies = reply.json.get("denied") == Some(&json!(true));
-        for harness in [Harness::Cursor, Harness::Copilot, Harness::Windsurf] {
+        for harness in [
+            Harness::Cursor,
+            Harness::Copilot,
+            Harness::Windsurf,
+            Harness::OpenCode,
+        ] {
             let Some(event) = hook_event(harness, &hook, &payload, &root) else {
                 continue;
             };
@@ -303,6 +326,7 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
             let a = match harness {
                 Harness::Cursor => Cursor::answer_in(&mut source, &input, "coding", home, root),
                 Harness::Copilot => Copilot::answer_in(&mut source, &input, "coding", home, root),
+                Harness::OpenCode => OpenCode::answer_in(&mut source, &input, "coding", home, root),
                 _ => Windsurf::answer_in(&mut source, &input, "coding", home, root),
             };
             let denies = answer_denies(harness, &a);
