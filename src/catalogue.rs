@@ -796,6 +796,19 @@ pub const HOOKS: &[HookPoint] = &[
         effects: &[EffectKind::Deny],
     },
     HookPoint {
+        name: "kiro.preToolUse",
+        harness: Some("kiro"),
+        class: HookClass::Permission,
+        doc: "Kiro CLI, before any tool call (its preToolUse hook event, as received; a `tool_input` sent as a JSON string is parsed).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "preToolUse."),
+            optional("cwd", Ty::Str, "Working directory of Kiro CLI: the project root."),
+            field("tool_name", Ty::Str, "execute_bash, fs_read, fs_write, glob, grep, web_fetch, use_aws, ..., or @<server>/<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
         name: "opencode.tool_execute_before",
         harness: Some("opencode"),
         class: HookClass::Permission,

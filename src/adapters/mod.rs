@@ -7,6 +7,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod hook_command;
 pub mod hook_config;
+pub mod kiro;
 pub mod opencode;
 pub mod opencode_install;
 pub mod picoclaw;

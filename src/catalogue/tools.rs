@@ -17,10 +17,11 @@ pub enum Harness {
     Copilot,
     Windsurf,
     OpenCode,
+    Kiro,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 8] = [
+    pub const ALL: [Harness; 9] = [
         Harness::ClaudeCode,
         Harness::Gemini,
         Harness::Codex,
@@ -29,6 +30,7 @@ impl Harness {
         Harness::Copilot,
         Harness::Windsurf,
         Harness::OpenCode,
+        Harness::Kiro,
     ];
 
     /// The name conditions see in `harness` and the CLI accepts.
@@ -42,6 +44,7 @@ impl Harness {
             Harness::Copilot => "copilot",
             Harness::Windsurf => "windsurf",
             Harness::OpenCode => "opencode",
+            Harness::Kiro => "kiro",
         }
     }
 
@@ -55,6 +58,7 @@ impl Harness {
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Windsurf => "Windsurf Cascade",
             Harness::OpenCode => "OpenCode",
+            Harness::Kiro => "Kiro CLI",
         }
     }
 
@@ -102,6 +106,10 @@ pub enum Action {
     Search { path: Keys, include: Keys },
     /// Reads every path or glob of a list argument (Gemini's read_many_files).
     ReadMany { list: Keys },
+    /// Reads the paths named in each object of a list argument (Kiro's
+    /// fs_read `operations`: each one's `path` and every `image_paths`
+    /// entry); without the list, the arguments are the one object.
+    ReadEach { list: Keys, path: Keys, paths: Keys },
     /// Runs a command and may watch URLs (Claude Code's Monitor): the
     /// command at `pre_shell_exec`, every `url` at any depth at `pre_fetch_url`.
     Watch { command: Keys },
@@ -269,6 +277,32 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(OpenCode, "todowrite", "memory", Other),
     map(OpenCode, "todoread", "memory", Other),
     map(OpenCode, "*", "plugin", Other),
+    // Kiro CLI (kiro.dev/docs/cli/hooks): the hook event names the tool as
+    // the tool schemas do (crates/chat-cli/src/cli/chat/tools/tool_index.json
+    // in aws/amazon-q-developer-cli); the documentation's newer short names
+    // (read, write, shell, aws) are listed too, with the same arguments.
+    // MCP tools arrive as @<server>/<tool>.
+    map(Kiro, "execute_bash", "shell", Shell { command: &["command"] }),
+    map(Kiro, "execute_cmd", "shell", Shell { command: &["command"] }),
+    map(Kiro, "shell", "shell", Shell { command: &["command"] }),
+    map(Kiro, "fs_read", "fs_read", ReadEach { list: &["operations"], path: &["path"], paths: &["image_paths"] }),
+    map(Kiro, "read", "fs_read", ReadEach { list: &["operations"], path: &["path"], paths: &["image_paths"] }),
+    map(Kiro, "glob", "fs_read", Read { path: &["path"] }),
+    map(Kiro, "grep", "fs_read", Search { path: &["path"], include: &["include"] }),
+    map(Kiro, "fs_write", "fs_write", Write { path: &["path"], content: &["file_text", "new_str"] }),
+    map(Kiro, "write", "fs_write", Write { path: &["path"], content: &["file_text", "new_str"] }),
+    map(Kiro, "web_fetch", "network", Fetch { url: &["url"] }),
+    map(Kiro, "web_search", "network", Other),
+    map(Kiro, "use_aws", "network", Other),
+    map(Kiro, "aws", "network", Other),
+    map(Kiro, "knowledge", "memory", Other),
+    map(Kiro, "todo_list", "memory", Other),
+    map(Kiro, "thinking", "flow", Other),
+    map(Kiro, "introspect", "flow", Other),
+    map(Kiro, "report_issue", "flow", Other),
+    map(Kiro, "use_subagent", "flow", Other),
+    map(Kiro, "delegate", "flow", Other),
+    map(Kiro, "*", "plugin", Other),
 ];
 
 /// The mapping of a native tool, if it is listed.
@@ -294,6 +328,7 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
         (Copilot, _) => "copilot.preToolUse",
         (Windsurf, _) => "windsurf.event",
         (OpenCode, _) => "opencode.tool_execute_before",
+        (Kiro, _) => "kiro.preToolUse",
     }
 }
 
@@ -332,6 +367,13 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
             "Project root: the plugin context's `directory` (where OpenCode runs; relative paths resolve there), not `worktree`, which is `/` outside git; `HOOK_POLICY_PROJECT_ROOT` overrides it. A bash call's `workdir` is the model's choice and never the root.",
             "Install: `policy install opencode --policy P --write --scope user|project` writes `~/.config/opencode/plugins/hook-policy.js` (`$XDG_CONFIG_HOME/opencode/...` when set) or `.opencode/plugins/hook-policy.js`; it refuses a file of that name that is not hook-policy's. `policy uninstall opencode --settings FILE` removes it. Restart OpenCode after either.",
         ],
+        Kiro => &[
+            "Built from <https://kiro.dev/docs/cli/hooks> (the same text as `docs/hooks.md` of aws/amazon-q-developer-cli, whose `crates/chat-cli/src/cli/agent/hook.rs` gives the entry's fields and the 30 s default `timeout_ms`, and whose `tool_index.json` gives the tool names and arguments). Hooks live in an agent's configuration (`~/.kiro/agents/NAME.json` or `.kiro/agents/NAME.json`): `\"hooks\": {\"preToolUse\": [{\"command\": ..., \"matcher\": \"*\", \"timeout_ms\": 30000}]}`. The event: `{hook_event_name: \"preToolUse\", cwd, tool_name, tool_input}`; MCP tools are named `@server/tool`.",
+            "Reply: exit status 2 with the reason on stderr blocks the call (the reason is returned to the model); exit 0 with no output is no opinion. Any other status, a crash or a timeout is a failed hook and the tool runs, so failures and the deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s, under the 30 s default) exit 2 too, unless the policy says `on_error: fail_open`. Other events (agentSpawn, userPromptSubmit, postToolUse, stop): exit 0, nothing said; an event of another name that names a tool is decided, so a renamed tool event is not let through unjudged.",
+            "Read fail-closed: Kiro hooks cannot ask or rewrite, so both deny. `fs_read` is judged on every `operations[].path` and `image_paths` entry; `fs_write` on `path` with `file_text` or `new_str` as content. `use_aws`, `knowledge` and MCP tools reach the tool gate only (a `command` or `url` argument still checked). Kiro CLI 3's standalone `.kiro/hooks/*.json` files are not installed: their stdin fields are not documented beyond \"hook context as JSON\".",
+            "Project root: the event's `cwd`, where Kiro CLI runs (`execute_bash`'s `working_dir` is the model's choice and never the root); without it the hook's working directory; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+            "Install: `policy install kiro --policy P --settings ~/.kiro/agents/NAME.json` merges the entry into that existing agent's configuration (hooks belong to one agent: install into each agent to guard, the one `chat.defaultAgent` names included); a missing file, a hooks.json of another agent or a file that is not JSON is refused. `policy uninstall kiro --settings FILE` takes the entry out.",
+        ],
         _ => &[],
     }
 }
@@ -340,7 +382,7 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
         Shell { .. } | ShellSession { .. } => "pre_shell_exec",
-        Read { .. } | Search { .. } | ReadMany { .. } => "pre_file_read",
+        Read { .. } | Search { .. } | ReadMany { .. } | ReadEach { .. } => "pre_file_read",
         Watch { .. } => "pre_shell_exec, pre_fetch_url",
         LoadTools { .. } => "pre_api_tools",
         Action::Write { .. } | MultiEdit { .. } | Patch { .. } => "pre_file_write",
@@ -393,6 +435,8 @@ pub const CANONICAL: &[Canonical] = &[
     Canonical { harness: Copilot, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Copilot, tool: "powershell", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Windsurf, tool: "run_command", name: "shell_exec", args: &[arg("command_line", "command", 1)] },
+    Canonical { harness: Kiro, tool: "execute_bash", name: "shell_exec", args: &[arg("command", "command", 1)] },
+    Canonical { harness: Kiro, tool: "shell", name: "shell_exec", args: &[arg("command", "command", 1)] },
     // OpenCode's bash `timeout` is in milliseconds (its tool schema, 1.18.33).
     Canonical { harness: OpenCode, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1), arg("timeout", "timeout", 1000)] },
 ];

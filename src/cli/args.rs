@@ -28,6 +28,8 @@ pub enum Agent {
     Windsurf,
     /// OpenCode, through hook-policy's plugin.
     Opencode,
+    /// Kiro CLI.
+    Kiro,
 }
 
 impl Agent {
@@ -40,6 +42,7 @@ impl Agent {
             Agent::Copilot => Harness::Copilot,
             Agent::Windsurf => Harness::Windsurf,
             Agent::Opencode => Harness::OpenCode,
+            Agent::Kiro => Harness::Kiro,
         }
     }
 }
@@ -67,6 +70,9 @@ pub enum AskingHarness {
     /// `policy hook opencode`: the payload is the event hook-policy's
     /// OpenCode plugin sends.
     Opencode,
+    /// `policy hook kiro`: the payload is Kiro CLI's hook event; the reason
+    /// of a block is on stderr, and the exit status is 1.
+    Kiro,
 }
 
 impl AskingHarness {
@@ -81,6 +87,7 @@ impl AskingHarness {
             AskingHarness::Copilot => Some(Harness::Copilot),
             AskingHarness::Windsurf => Some(Harness::Windsurf),
             AskingHarness::Opencode => Some(Harness::OpenCode),
+            AskingHarness::Kiro => Some(Harness::Kiro),
         }
     }
 }

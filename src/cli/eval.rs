@@ -194,7 +194,7 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
     if matches!(
         agent,
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::OpenCode
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::OpenCode | Harness::Kiro
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
@@ -243,7 +243,7 @@ fn hook_file_agent_event(
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
     use crate::adapters::{
-        copilot::Copilot, cursor::Cursor, opencode::OpenCode, windsurf::Windsurf,
+        copilot::Copilot, cursor::Cursor, kiro::Kiro, opencode::OpenCode, windsurf::Windsurf,
     };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
     let home = std::env::var("HOME").ok();
@@ -256,6 +256,7 @@ fn hook_file_agent_event(
         Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
         Harness::OpenCode => OpenCode::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Kiro => Kiro::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
     let explanation = format!(

@@ -52,6 +52,9 @@ pub enum InstallTarget {
     /// Print, or --write into OpenCode's plugin directory, the plugin that
     /// puts every tool call (tool.execute.before) to `policy hook opencode`.
     Opencode(super::install_hooks::HookFileInstall),
+    /// Print, or merge into an agent's configuration (--settings
+    /// ~/.kiro/agents/NAME.json), Kiro CLI's preToolUse hook entry.
+    Kiro(super::install_hooks::HookFileInstall),
 }
 
 #[derive(clap::Args)]
@@ -78,6 +81,7 @@ pub fn run(target: InstallTarget) -> ExitStatus {
         InstallTarget::Copilot(a) => super::install_hooks::run(Harness::Copilot, a),
         InstallTarget::Windsurf(a) => super::install_hooks::run(Harness::Windsurf, a),
         InstallTarget::Opencode(a) => super::install_hooks::run(Harness::OpenCode, a),
+        InstallTarget::Kiro(a) => super::install_hooks::run(Harness::Kiro, a),
     };
     match result {
         Ok(()) => ExitStatus::Success,
@@ -142,7 +146,7 @@ pub struct UninstallArgs {
 pub fn uninstall(args: UninstallArgs) -> ExitStatus {
     let harness = args.agent.harness();
     let result = match harness {
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf => {
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::Kiro => {
             crate::adapters::hook_config::uninstall(harness, &args.settings)
         }
         Harness::OpenCode => crate::adapters::opencode_install::uninstall(&args.settings),

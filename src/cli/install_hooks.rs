@@ -85,6 +85,14 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
             return Ok(());
         }
     };
+    // A Kiro agent configuration defines the agent: creating one would make
+    // a new agent without tools, guarding nothing the user runs.
+    if harness == Harness::Kiro && !file.exists() {
+        return Err(format!(
+            "{} does not exist: name the configuration of an agent you run (~/.kiro/agents/NAME.json or .kiro/agents/NAME.json); nothing was changed",
+            file.display()
+        ));
+    }
     outln!("{}", hook_config::install(harness, &file, &entry)?);
     Ok(())
 }
