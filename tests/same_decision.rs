@@ -2,8 +2,8 @@
 //! and packs' own tests (`policies/*.test.yaml`, `packs/*.test.yaml`), put
 //! to chibi (under `policies/` with every shipped pack enabled) and then as the
 //! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
-//! and as the equivalent hook event of Cursor, Copilot CLI, Windsurf and
-//! OpenCode (its plugin's event)
+//! and as the equivalent hook event of Cursor, Copilot CLI, Windsurf,
+//! OpenCode (its plugin's event) and Kiro CLI
 //! (through their adapters' event parsing), must be denied by all of them
 //! or by none.
 
@@ -11,6 +11,7 @@ use hook_policy::adapters::chibi;
 use hook_policy::adapters::copilot::Copilot;
 use hook_policy::adapters::cursor::Cursor;
 use hook_policy::adapters::hook_command::{Answer, Protocol};
+use hook_policy::adapters::kiro::Kiro;
 use hook_policy::adapters::opencode::OpenCode;
 use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
 use hook_policy::adapters::windsurf::Windsurf;
@@ -93,6 +94,19 @@ fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, V
             json!({"filePath": s("path")?, "content": s("content").unwrap_or_default()}),
         ),
         ("pre_fetch_url", OpenCode) => ("webfetch", json!({"url": s("url")?, "format": "text"})),
+        ("pre_shell_exec", Kiro) => (
+            "execute_bash",
+            json!({"command": s("command")?, "summary": "run"}),
+        ),
+        ("pre_file_read", Kiro) => (
+            "fs_read",
+            json!({"operations": [{"mode": "Line", "path": s("path")?}]}),
+        ),
+        ("pre_file_write", Kiro) => (
+            "fs_write",
+            json!({"command": "create", "path": s("path")?, "file_text": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", Kiro) => ("web_fetch", json!({"url": s("url")?})),
         // Codex has no read or fetch tool of its own; Cursor has no write or
         // fetch event, Windsurf no fetch event.
         _ => return None,
@@ -140,6 +154,10 @@ fn hook_event(harness: Harness, hook: &str, p: &Value, root: &str) -> Option<Val
             json!({"file_path": s("path")?,
                    "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
         ),
+        (_, Kiro) => {
+            let (tool, input) = tool_call(Kiro, hook, p)?;
+            json!({"hook_event_name": "preToolUse", "cwd": root, "tool_name": tool, "tool_input": input})
+        }
         (_, OpenCode) => {
             let (tool, args) = tool_call(OpenCode, hook, p)?;
             json!({"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "s",
@@ -158,6 +176,7 @@ fn answer_denies(harness: Harness, a: &Answer) -> bool {
         Harness::Copilot => reply()["permissionDecision"] == "deny",
         Harness::Windsurf => a.exit == 2,
         Harness::OpenCode => reply()["decision"] == "block",
+        Harness::Kiro => a.exit == 2,
         _ => unreachable!(),
     }
 }
@@ -291,7 +310,7 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
 }
 
 #[test]
-fn cursor_copilot_windsurf_and_opencode_events_decide_the_shipped_cases_like_chibi() {
+fn hook_command_agents_events_decide_the_shipped_cases_like_chibi() {
     let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
     let Prepared::Ready(policy) = &*prepared else {
         panic!("shipped policies do not load")
@@ -315,6 +334,7 @@ fn cursor_copilot_windsurf_and_opencode_events_decide_the_shipped_cases_like_chi
             Harness::Copilot,
             Harness::Windsurf,
             Harness::OpenCode,
+            Harness::Kiro,
         ] {
             let Some(event) = hook_event(harness, &hook, &payload, &root) else {
                 continue;
@@ -327,6 +347,7 @@ fn cursor_copilot_windsurf_and_opencode_events_decide_the_shipped_cases_like_chi
                 Harness::Cursor => Cursor::answer_in(&mut source, &input, "coding", home, root),
                 Harness::Copilot => Copilot::answer_in(&mut source, &input, "coding", home, root),
                 Harness::OpenCode => OpenCode::answer_in(&mut source, &input, "coding", home, root),
+                Harness::Kiro => Kiro::answer_in(&mut source, &input, "coding", home, root),
                 _ => Windsurf::answer_in(&mut source, &input, "coding", home, root),
             };
             let denies = answer_denies(harness, &a);
