@@ -61,7 +61,7 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
 }
 
 /// The value of the first present key.
-fn keys_value<'a>(args: &'a Json, keys: Keys) -> Option<&'a Json> {
+fn keys_value(args: &Json, keys: Keys) -> Option<&Json> {
     keys.iter().find_map(|k| args.get(*k))
 }
 
