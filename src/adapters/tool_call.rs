@@ -969,7 +969,10 @@ pub fn markdown() -> String {
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
                 Action::Write { path, content } => (
                     "pre_file_write",
-                    format!("path: {}; content: {}", keys(path), keys(content)),
+                    match content {
+                        [] => format!("path: {}; no content (judged by path only)", keys(path)),
+                        _ => format!("path: {}; content: {}", keys(path), keys(content)),
+                    },
                 ),
                 MultiEdit { path } => (
                     "pre_file_write",
