@@ -812,6 +812,35 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: &[EffectKind::Deny],
     },
+    HookPoint {
+        name: "kiro.preToolUse",
+        harness: Some("kiro"),
+        class: HookClass::Permission,
+        doc: "Kiro CLI, before any tool call (its preToolUse hook event, as received; a `tool_input` sent as a JSON string is parsed).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "preToolUse."),
+            optional("cwd", Ty::Str, "Working directory of Kiro CLI: the project root."),
+            field("tool_name", Ty::Str, "execute_bash, fs_read, fs_write, glob, grep, web_fetch, use_aws, ..., or @<server>/<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "opencode.tool_execute_before",
+        harness: Some("opencode"),
+        class: HookClass::Permission,
+        doc: "OpenCode, before any tool call (its plugin hook tool.execute.before, as hook-policy's plugin sends it).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "tool.execute.before."),
+            field("tool", Ty::Str, "bash, read, glob, grep, write, edit, apply_patch, webfetch, task, skill, ..., an MCP tool (<server>_<tool>) or a plugin's tool."),
+            optional("sessionID", Ty::Str, "Session id."),
+            optional("callID", Ty::Str, "Id of the tool call."),
+            field("args", Ty::AnyMap, "The tool's arguments."),
+            optional("directory", Ty::Str, "The directory OpenCode runs in: the project root."),
+            optional("worktree", Ty::Str, "The git worktree of the project (`/` outside git)."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// The tools chibi offers out of the box, with the type `pre_api_tools`

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-const AGENTS: [&str; 9] = [
+const AGENTS: [&str; 11] = [
     "chibi",
     "picoclaw",
     "claude-code",
@@ -22,6 +22,8 @@ const AGENTS: [&str; 9] = [
     "copilot",
     "windsurf",
     "cline",
+    "opencode",
+    "kiro",
 ];
 
 /// A home and a project, and the commands run against them.
@@ -63,6 +65,8 @@ impl Machine {
             "HOOK_POLICY_DEADLINE_MS",
             "CLAUDE_PROJECT_DIR",
             "GEMINI_PROJECT_DIR",
+            "XDG_CONFIG_HOME",
+            "COPILOT_HOME",
         ] {
             cmd.env_remove(var);
         }
@@ -97,6 +101,20 @@ impl Machine {
                 self.policy(&["install", agent, "--policy", p, "--settings", &file])
             }
             "copilot" => self.policy(&["install", agent, "--policy", p, "--write"]),
+            "kiro" => {
+                // Kiro CLI's hooks go into an agent's configuration.
+                let file = self.home.join(".kiro/agents/default.json");
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(&file, "{\"name\": \"default\", \"tools\": [\"*\"]}\n").unwrap();
+                self.policy(&[
+                    "install",
+                    agent,
+                    "--policy",
+                    p,
+                    "--settings",
+                    file.to_str().unwrap(),
+                ])
+            }
             _ => self.policy(&[
                 "install", agent, "--policy", p, "--write", "--scope", "user",
             ]),
@@ -206,6 +224,16 @@ fn an_empty_home_has_no_agent_and_a_present_agent_without_the_hook_is_named_with
             "cline",
             "Documents/Cline/Hooks",
             "policy install cline --policy POLICY --write --scope user",
+        ),
+        (
+            "opencode",
+            ".config/opencode",
+            "policy install opencode --policy POLICY --write --scope user",
+        ),
+        (
+            "kiro",
+            ".kiro",
+            "policy install kiro --policy POLICY --settings",
         ),
     ];
     for (name, folder, fix) in folders {

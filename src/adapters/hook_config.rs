@@ -1,6 +1,7 @@
 //! The hooks.json entries that make Cursor, Copilot CLI and Windsurf call
 //! `policy hook AGENT`, and their merge into the file at its documented
-//! location (see each adapter's module doc for the pages).
+//! location (see each adapter's module doc for the pages); also Kiro CLI's
+//! entry, merged into an agent's configuration file.
 //!
 //! A merge keeps everything that is not ours, replaces our earlier entries
 //! (found by their command: `<exe> hook AGENT ... --policy`), and writes
@@ -29,18 +30,27 @@ pub fn events(harness: Harness) -> &'static [&'static str] {
         Harness::Cursor => &super::cursor::EVENTS,
         Harness::Copilot => &["preToolUse"],
         Harness::Windsurf => &super::windsurf::EVENTS,
+        Harness::Kiro => &[super::kiro::EVENT],
         _ => &[],
     }
 }
 
 /// Hook event names that mark a file as another agent's.
 fn foreign_events(harness: Harness) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = [Harness::Cursor, Harness::Copilot, Harness::Windsurf]
-        .into_iter()
-        .filter(|h| *h != harness)
-        .flat_map(events)
-        .copied()
-        .collect();
+    let mut out: Vec<&'static str> = [
+        Harness::Cursor,
+        Harness::Copilot,
+        Harness::Windsurf,
+        Harness::Kiro,
+    ]
+    .into_iter()
+    .filter(|h| *h != harness)
+    .flat_map(events)
+    .copied()
+    // Copilot CLI and Kiro CLI both name their event preToolUse: the
+    // entries' form tells them apart (`foreign_entry`).
+    .filter(|e| !events(harness).contains(e))
+    .collect();
     // Claude Code and Gemini CLI settings, and Codex's hooks.json.
     out.extend(["PreToolUse", "BeforeTool", "BeforeModel"]);
     // Cursor has a preToolUse event of its own (not one we install).
@@ -55,7 +65,7 @@ fn foreign_events(harness: Harness) -> Vec<&'static str> {
 fn foreign_entry(harness: Harness, hook: &Json) -> bool {
     let copilot_style = hook.get("bash").is_some() || hook.get("powershell").is_some();
     match harness {
-        Harness::Cursor => copilot_style,
+        Harness::Cursor | Harness::Kiro => copilot_style,
         Harness::Copilot => hook.get("command").is_some() && !copilot_style,
         _ => false,
     }
@@ -76,12 +86,13 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
         (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
         // Cline's hook is a script, not a hooks.json (`hook_script`).
         (Harness::Cline, scope) => super::hook_script::default_path(scope, home),
-        (other, _) => {
-            return Err(format!(
-                "{} is not installed through a hooks.json file",
-                other.title()
-            ))
+        // OpenCode's is a plugin file (`opencode_install`).
+        (Harness::OpenCode, Scope::User) => super::opencode_install::user_path(home),
+        (Harness::OpenCode, Scope::Project) => super::opencode_install::project_path(),
+        (Harness::Kiro, _) => {
+            return Err("Kiro CLI's hooks belong to an agent: name its configuration, --settings ~/.kiro/agents/NAME.json (or .kiro/agents/NAME.json)".into())
         }
+        (other, _) => return Err(format!("{} is not installed through a hooks.json file", other.title())),
     })
 }
 
@@ -119,6 +130,8 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
         Harness::Cursor => json!({"command": command}),
         // No `powershell` command: the entry's quoting is POSIX shell.
         Harness::Copilot => json!({"type": "command", "bash": command, "timeoutSec": 30}),
+        // Kiro's default timeout, written out: the deadline stays under it.
+        Harness::Kiro => json!({"command": command, "matcher": "*", "timeout_ms": 30000}),
         // show_output makes Windsurf show the reason of a block.
         _ => json!({"command": command, "show_output": true}),
     };
@@ -127,7 +140,7 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
         .map(|e| (e.to_string(), json!([one.clone()])))
         .collect();
     match harness {
-        Harness::Windsurf => json!({"hooks": hooks}),
+        Harness::Windsurf | Harness::Kiro => json!({"hooks": hooks}),
         _ => json!({"version": 1, "hooks": hooks}),
     }
 }
@@ -159,6 +172,12 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     let Some(root) = doc.as_object_mut() else {
         return Err(format!("{shown} is not a JSON object; nothing was changed"));
     };
+    // An agent configuration has no version; Cursor's and Copilot's hooks.json do.
+    if harness == Harness::Kiro && root.contains_key("version") {
+        return Err(format!(
+            "{shown} has a `version`, so it is another agent's hooks file, not a Kiro CLI agent configuration: nothing was changed"
+        ));
+    }
     if let Some(v) = entry.get("version") {
         match root.get("version") {
             None => {

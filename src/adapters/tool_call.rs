@@ -60,6 +60,11 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
+/// The value of the first present key.
+fn keys_value(args: &Json, keys: Keys) -> Option<&Json> {
+    keys.iter().find_map(|k| args.get(*k))
+}
+
 /// Strings of the first present key: one string, or every string of a list.
 fn string_list(args: &Json, keys: Keys) -> Vec<String> {
     match keys.iter().find_map(|k| args.get(*k)) {
@@ -224,6 +229,22 @@ pub fn permission_checks(
                     walk::files_searched(".", &selection, base).map_err(|e| e.to_string())?;
                 for file in files.iter().skip(1) {
                     out.push(searched(file));
+                }
+            }
+        }
+        ReadOps { list, path, paths } => {
+            let items: Vec<&Json> = match keys_value(args, list) {
+                Some(Json::Array(items)) => items.iter().collect(),
+                // A list of another type names nothing we can read: refuse.
+                Some(_) => return Err("the list of read operations is not a list".into()),
+                None => vec![args],
+            };
+            for item in items {
+                if let Some(p) = first_str(item, path) {
+                    out.push(read(p));
+                }
+                for p in string_list(item, paths) {
+                    out.push(read(&p));
                 }
             }
         }
@@ -959,7 +980,9 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         ],
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
-        Cursor | Copilot | Windsurf | Cline => crate::catalogue::tools::vendor_facts(h),
+        Cursor | Copilot | Windsurf | Cline | OpenCode | Kiro => {
+            crate::catalogue::tools::vendor_facts(h)
+        }
     }
 }
 
@@ -1045,7 +1068,10 @@ pub fn markdown() -> String {
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
                 Action::Write { path, content } => (
                     "pre_file_write",
-                    format!("path: {}; content: {}", keys(path), keys(content)),
+                    match content {
+                        [] => format!("path: {}; no content (judged by path only)", keys(path)),
+                        _ => format!("path: {}; content: {}", keys(path), keys(content)),
+                    },
                 ),
                 MultiEdit { path } => (
                     "pre_file_write",
@@ -1067,6 +1093,10 @@ pub fn markdown() -> String {
                 ReadMany { list } => (
                     "pre_file_read, per file",
                     format!("each path of {}; each glob there, every file below the directory it admits (case ignored), hidden files included, `.gitignore` honoured in a git repository unless `file_filtering_options.respect_git_ignore` is false, `node_modules .git bower_components .svn .hg` skipped unless `useDefaultExcludes` is false", keys(list)),
+                ),
+                ReadOps { list, path, paths } => (
+                    "pre_file_read, per path",
+                    format!("{} of each object in {} (the arguments themselves without it)", [keys(path), keys(paths)].join(" and every "), keys(list)),
                 ),
                 Watch { command } => (
                     "pre_shell_exec, pre_fetch_url",

@@ -17,10 +17,12 @@ pub enum Harness {
     Copilot,
     Windsurf,
     Cline,
+    OpenCode,
+    Kiro,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 8] = [
+    pub const ALL: [Harness; 10] = [
         Harness::ClaudeCode,
         Harness::Gemini,
         Harness::Codex,
@@ -29,6 +31,8 @@ impl Harness {
         Harness::Copilot,
         Harness::Windsurf,
         Harness::Cline,
+        Harness::OpenCode,
+        Harness::Kiro,
     ];
 
     /// The name conditions see in `harness` and the CLI accepts.
@@ -42,6 +46,8 @@ impl Harness {
             Harness::Copilot => "copilot",
             Harness::Windsurf => "windsurf",
             Harness::Cline => "cline",
+            Harness::OpenCode => "opencode",
+            Harness::Kiro => "kiro",
         }
     }
 
@@ -55,6 +61,8 @@ impl Harness {
             Harness::Copilot => "GitHub Copilot CLI",
             Harness::Windsurf => "Windsurf Cascade",
             Harness::Cline => "Cline",
+            Harness::OpenCode => "OpenCode",
+            Harness::Kiro => "Kiro CLI",
         }
     }
 
@@ -110,6 +118,10 @@ pub enum Action {
     Search { path: Keys, include: Keys },
     /// Reads every path or glob of a list argument (Gemini's read_many_files).
     ReadMany { list: Keys },
+    /// Reads the paths named in each object of a list argument (Kiro's
+    /// fs_read `operations`: each one's `path` and every `image_paths`
+    /// entry); without the list, the arguments are the one object.
+    ReadOps { list: Keys, path: Keys, paths: Keys },
     /// Runs a command and may watch URLs (Claude Code's Monitor): the
     /// command at `pre_shell_exec`, every `url` at any depth at `pre_fetch_url`.
     Watch { command: Keys },
@@ -279,6 +291,59 @@ pub const TOOL_MAP: &[ToolMapping] = &[
     map(Cline, "submit_and_exit", "flow", Other),
     map(Cline, "skills", "flow", Other),
     map(Cline, "*", "plugin", Other),
+    // OpenCode (opencode.ai/docs/plugins, tool.execute.before): tool ids and
+    // argument names read from opencode 1.18.33 (the tool schemas in its
+    // binary); `path` is the newer tools' name for `filePath`, `list` and
+    // `multiedit` are older releases' tools (multiedit's `edits` carry no
+    // top-level content, so only its path is judged). MCP tools arrive as
+    // <server>_<tool>, plugin tools under their own names: the tool gate.
+    map(OpenCode, "bash", "shell", Shell { command: &["command"] }),
+    map(OpenCode, "read", "fs_read", Read { path: &["filePath", "path"] }),
+    map(OpenCode, "glob", "fs_read", Read { path: &["path"] }),
+    map(OpenCode, "grep", "fs_read", Search { path: &["path"], include: &["include"] }),
+    map(OpenCode, "list", "fs_read", Read { path: &["path"] }),
+    map(OpenCode, "lsp", "fs_read", Read { path: &["filePath", "path"] }),
+    map(OpenCode, "write", "fs_write", Write { path: &["filePath", "path"], content: &["content"] }),
+    map(OpenCode, "edit", "fs_write", Write { path: &["filePath", "path"], content: &["newString"] }),
+    map(OpenCode, "multiedit", "fs_write", Write { path: &["filePath", "path"], content: &[] }),
+    map(OpenCode, "apply_patch", "fs_write", Patch { text: &["patchText"] }),
+    map(OpenCode, "patch", "fs_write", Patch { text: &["patchText"] }),
+    map(OpenCode, "webfetch", "network", Fetch { url: &["url"] }),
+    map(OpenCode, "websearch", "network", Other),
+    map(OpenCode, "codesearch", "network", Other),
+    map(OpenCode, "task", "flow", Other),
+    map(OpenCode, "skill", "flow", Other),
+    map(OpenCode, "question", "flow", Other),
+    map(OpenCode, "invalid", "flow", Other),
+    map(OpenCode, "todowrite", "memory", Other),
+    map(OpenCode, "todoread", "memory", Other),
+    map(OpenCode, "*", "plugin", Other),
+    // Kiro CLI (kiro.dev/docs/cli/hooks): the hook event names the tool as
+    // the tool schemas do (crates/chat-cli/src/cli/chat/tools/tool_index.json
+    // in aws/amazon-q-developer-cli); the documentation's newer short names
+    // (read, write, shell, aws) are listed too, with the same arguments.
+    // MCP tools arrive as @<server>/<tool>.
+    map(Kiro, "execute_bash", "shell", Shell { command: &["command"] }),
+    map(Kiro, "execute_cmd", "shell", Shell { command: &["command"] }),
+    map(Kiro, "shell", "shell", Shell { command: &["command"] }),
+    map(Kiro, "fs_read", "fs_read", ReadOps { list: &["operations"], path: &["path"], paths: &["image_paths"] }),
+    map(Kiro, "read", "fs_read", ReadOps { list: &["operations"], path: &["path"], paths: &["image_paths"] }),
+    map(Kiro, "glob", "fs_read", Read { path: &["path"] }),
+    map(Kiro, "grep", "fs_read", Search { path: &["path"], include: &["include"] }),
+    map(Kiro, "fs_write", "fs_write", Write { path: &["path"], content: &["file_text", "new_str"] }),
+    map(Kiro, "write", "fs_write", Write { path: &["path"], content: &["file_text", "new_str"] }),
+    map(Kiro, "web_fetch", "network", Fetch { url: &["url"] }),
+    map(Kiro, "web_search", "network", Other),
+    map(Kiro, "use_aws", "network", Other),
+    map(Kiro, "aws", "network", Other),
+    map(Kiro, "knowledge", "memory", Other),
+    map(Kiro, "todo_list", "memory", Other),
+    map(Kiro, "thinking", "flow", Other),
+    map(Kiro, "introspect", "flow", Other),
+    map(Kiro, "report_issue", "flow", Other),
+    map(Kiro, "use_subagent", "flow", Other),
+    map(Kiro, "delegate", "flow", Other),
+    map(Kiro, "*", "plugin", Other),
 ];
 
 /// The mapping of a native tool, if it is listed.
@@ -304,6 +369,8 @@ pub fn native_hook(harness: Harness, approval: bool) -> &'static str {
         (Copilot, _) => "copilot.preToolUse",
         (Windsurf, _) => "windsurf.event",
         (Cline, _) => "cline.PreToolUse",
+        (OpenCode, _) => "opencode.tool_execute_before",
+        (Kiro, _) => "kiro.preToolUse",
     }
 }
 
@@ -342,6 +409,21 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
             "Project root: the first of `workspaceRoots`, else the hook's working directory (Cline starts it in the workspace); `HOOK_POLICY_PROJECT_ROOT` overrides both.",
             "Install: `policy install cline --policy P --write --scope user|project` writes the executable script `~/Documents/Cline/Hooks/PreToolUse` or `.clinerules/hooks/PreToolUse` (running the installed copy of the binary with `--policy-list`), refusing a `PreToolUse` it did not write; `policy uninstall cline --settings FILE` removes it. Windows (`PreToolUse.ps1`) is not installed.",
         ],
+        OpenCode => &[
+            "Built from <https://opencode.ai/docs/plugins/> (plugins in `~/.config/opencode/plugins/` and `.opencode/plugins/`; the `tool.execute.before` hook gets `input.tool`, `input.sessionID`, `input.callID` and `output.args`, and blocks the call by throwing) and checked against opencode 1.18.33: the `@opencode-ai/plugin` 1.18.33 types, and the binary, which awaits the hook, with no timeout, before every built-in, MCP and task tool call (before its own permission prompt), and whose tool schemas give the argument names below.",
+            "OpenCode has no command hooks, so `policy install opencode` writes a plugin (`hook-policy.js`, shipped in the binary) that sends `{hook_event_name: \"tool.execute.before\", tool, sessionID, callID, args, directory, worktree}` to `policy hook opencode` and throws when the reply is anything but `{}`. The reply to a deny is `{\"decision\": \"block\", \"reason\": ...}`, whose reason becomes the error the model reads; no opinion is `{}`; there is no allow. Exit status 0 always.",
+            "Fail closed in the plugin: a command that cannot start, exits non-zero, prints anything but a JSON object, or has not answered within 15 s blocks the call; hook-policy's own deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s) answers a deny before that. A policy with `on_error: fail_open` is answered `{}` on failure, but a missing binary still blocks (the plugin cannot know the policy).",
+            "A plugin cannot ask, so an ask denies. OpenCode runs the tool with the arguments object the hook received, so a rewrite could be applied in place; it is not yet, and a rewrite denies.",
+            "Project root: the plugin context's `directory` (where OpenCode runs; relative paths resolve there), not `worktree`, which is `/` outside git; `HOOK_POLICY_PROJECT_ROOT` overrides it. A bash call's `workdir` is the model's choice and never the root.",
+            "Install: `policy install opencode --policy P --write --scope user|project` writes `~/.config/opencode/plugins/hook-policy.js` (`$XDG_CONFIG_HOME/opencode/...` when set) or `.opencode/plugins/hook-policy.js`; it refuses a file of that name that is not hook-policy's. `policy uninstall opencode --settings FILE` removes it. Restart OpenCode after either.",
+        ],
+        Kiro => &[
+            "Built from <https://kiro.dev/docs/cli/hooks> (the same text as `docs/hooks.md` of aws/amazon-q-developer-cli, whose `crates/chat-cli/src/cli/agent/hook.rs` gives the entry's fields and the 30 s default `timeout_ms`, and whose `tool_index.json` gives the tool names and arguments). Hooks live in an agent's configuration (`~/.kiro/agents/NAME.json` or `.kiro/agents/NAME.json`): `\"hooks\": {\"preToolUse\": [{\"command\": ..., \"matcher\": \"*\", \"timeout_ms\": 30000}]}`. The event: `{hook_event_name: \"preToolUse\", cwd, tool_name, tool_input}`; MCP tools are named `@server/tool`.",
+            "Reply: exit status 2 with the reason on stderr blocks the call (the reason is returned to the model); exit 0 with no output is no opinion. Any other status, a crash or a timeout is a failed hook and the tool runs, so failures and the deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s, under the 30 s default) exit 2 too, unless the policy says `on_error: fail_open`. Other events (agentSpawn, userPromptSubmit, postToolUse, stop): exit 0, nothing said; an event of another name that names a tool is decided, so a renamed tool event is not let through unjudged.",
+            "Read fail-closed: Kiro hooks cannot ask or rewrite, so both deny. `fs_read` is judged on every `operations[].path` and `image_paths` entry; `fs_write` on `path` with `file_text` or `new_str` as content. `use_aws`, `knowledge` and MCP tools reach the tool gate only (a `command` or `url` argument still checked). Kiro CLI 3's standalone `.kiro/hooks/*.json` files are not installed: their stdin fields are not documented beyond \"hook context as JSON\".",
+            "Project root: the event's `cwd`, where Kiro CLI runs (`execute_bash`'s `working_dir` is the model's choice and never the root); without it the hook's working directory; `HOOK_POLICY_PROJECT_ROOT` overrides both.",
+            "Install: `policy install kiro --policy P --settings ~/.kiro/agents/NAME.json` merges the entry into that existing agent's configuration (hooks belong to one agent: install into each agent to guard, the one `chat.defaultAgent` names included); a missing file, a hooks.json of another agent or a file that is not JSON is refused. `policy uninstall kiro --settings FILE` takes the entry out.",
+        ],
         _ => &[],
     }
 }
@@ -350,7 +432,9 @@ pub fn vendor_facts(harness: Harness) -> &'static [&'static str] {
 pub fn permission_hooks(action: Action) -> &'static str {
     match action {
         Shell { .. } | ShellSession { .. } | ShellEach { .. } => "pre_shell_exec",
-        Read { .. } | Search { .. } | ReadMany { .. } | ReadEach { .. } => "pre_file_read",
+        Read { .. } | Search { .. } | ReadMany { .. } | ReadEach { .. } | ReadOps { .. } => {
+            "pre_file_read"
+        }
         Watch { .. } => "pre_shell_exec, pre_fetch_url",
         LoadTools { .. } => "pre_api_tools",
         Action::Write { .. } | MultiEdit { .. } | Patch { .. } => "pre_file_write",
@@ -404,6 +488,10 @@ pub const CANONICAL: &[Canonical] = &[
     Canonical { harness: Copilot, tool: "powershell", name: "shell_exec", args: &[arg("command", "command", 1)] },
     Canonical { harness: Windsurf, tool: "run_command", name: "shell_exec", args: &[arg("command_line", "command", 1)] },
     Canonical { harness: Cline, tool: "execute_command", name: "shell_exec", args: &[arg("command", "command", 1)] },
+    Canonical { harness: Kiro, tool: "execute_bash", name: "shell_exec", args: &[arg("command", "command", 1)] },
+    Canonical { harness: Kiro, tool: "shell", name: "shell_exec", args: &[arg("command", "command", 1)] },
+    // OpenCode's bash `timeout` is in milliseconds (its tool schema, 1.18.33).
+    Canonical { harness: OpenCode, tool: "bash", name: "shell_exec", args: &[arg("command", "command", 1), arg("timeout", "timeout", 1000)] },
 ];
 
 /// The canonical view of a native tool, if it has one.

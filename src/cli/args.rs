@@ -28,6 +28,10 @@ pub enum Agent {
     Windsurf,
     /// Cline (its PreToolUse hook script).
     Cline,
+    /// OpenCode, through hook-policy's plugin.
+    Opencode,
+    /// Kiro CLI.
+    Kiro,
 }
 
 impl Agent {
@@ -40,6 +44,8 @@ impl Agent {
             Agent::Copilot => Harness::Copilot,
             Agent::Windsurf => Harness::Windsurf,
             Agent::Cline => Harness::Cline,
+            Agent::Opencode => Harness::OpenCode,
+            Agent::Kiro => Harness::Kiro,
         }
     }
 }
@@ -66,6 +72,12 @@ pub enum AskingHarness {
     Windsurf,
     /// `policy hook cline`: the payload is Cline's PreToolUse hook event.
     Cline,
+    /// `policy hook opencode`: the payload is the event hook-policy's
+    /// OpenCode plugin sends.
+    Opencode,
+    /// `policy hook kiro`: the payload is Kiro CLI's hook event; the reason
+    /// of a block is on stderr, and the exit status is 1.
+    Kiro,
 }
 
 impl AskingHarness {
@@ -80,6 +92,8 @@ impl AskingHarness {
             AskingHarness::Copilot => Some(Harness::Copilot),
             AskingHarness::Windsurf => Some(Harness::Windsurf),
             AskingHarness::Cline => Some(Harness::Cline),
+            AskingHarness::Opencode => Some(Harness::OpenCode),
+            AskingHarness::Kiro => Some(Harness::Kiro),
         }
     }
 }

@@ -113,6 +113,29 @@ pub fn sites(agent: &str, machine: &Machine) -> Vec<Site> {
                 .join(crate::adapters::chibi::MANIFEST),
         )],
         "picoclaw" => vec![user(machine.picoclaw_config())],
+        // Kiro CLI's hooks live in each agent's configuration: every
+        // `agents/*.json` of the user and of the project (the agent named
+        // `default` stands for a folder that has none yet).
+        "kiro" => [
+            (Scope::User, machine.home.join(".kiro/agents")),
+            (Scope::Project, machine.project.join(".kiro/agents")),
+        ]
+        .into_iter()
+        .flat_map(|(scope, dir)| {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            if files.is_empty() && scope == Scope::User {
+                files.push(dir.join("default.json"));
+            }
+            files.into_iter().map(move |file| Site { scope, file })
+        })
+        .collect(),
         name => {
             let Some(harness) = Harness::ALL.into_iter().find(|h| h.name() == name) else {
                 return Vec::new();
@@ -141,6 +164,13 @@ pub fn found(agent: &str, machine: &Machine, sites: &[Site]) -> bool {
     let extra = match agent {
         "chibi" => vec![machine.chibi_home()],
         "copilot" => vec![machine.home.join(".copilot")],
+        // OpenCode's configuration folder; Kiro CLI's folder.
+        "opencode" => vec![crate::adapters::opencode_install::user_path(&machine.home)
+            .ancestors()
+            .nth(2)
+            .map(Path::to_path_buf)
+            .unwrap_or_default()],
+        "kiro" => vec![machine.home.join(".kiro")],
         _ => Vec::new(),
     };
     sites.iter().any(|s| {
@@ -162,6 +192,32 @@ pub fn entries(agent: &str, site: &Site) -> Result<Vec<Entry>, String> {
     };
     if text.trim().is_empty() {
         return Ok(Vec::new());
+    }
+    if agent == "opencode" {
+        // OpenCode's plugin (`opencode_install`) names the program and its
+        // arguments as JavaScript strings; the plugin runs them directly.
+        let constant = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("const {name} = ")))
+                .and_then(|v| serde_json::from_str::<Json>(v.trim()).ok())
+        };
+        let program = constant("POLICY").and_then(|v| v.as_str().map(str::to_string));
+        let args: Option<Vec<String>> = constant("ARGS").and_then(|v| {
+            v.as_array()?
+                .iter()
+                .map(|a| a.as_str().map(str::to_string))
+                .collect()
+        });
+        return Ok(match (program, args) {
+            (Some(program), Some(args)) if crate::adapters::opencode_install::is_ours(&text) => {
+                let argv: Vec<String> = std::iter::once(program).chain(args).collect();
+                vec![Entry {
+                    launch: Launch::Argv { argv, dir: None },
+                    manifest_policy: None,
+                }]
+            }
+            _ => Vec::new(),
+        });
     }
     if agent == "cline" {
         // Cline's hook is a script (`hook_script`): the command its `exec`
