@@ -115,27 +115,19 @@ pub struct GlobIndex {
     pub(super) patterns: Vec<String>,
     /// The rule of each pattern.
     pub(super) owners: Vec<usize>,
-    pub(super) compiled: std::sync::Mutex<Option<CompiledGlobs>>,
+    pub(super) compiled: crate::paths::GlobSetCache,
 }
-
-/// The glob set compiled for one (root, home); `None` when none compiles.
-type CompiledGlobs = (String, Option<String>, Option<crate::paths::PathGlobSet>);
 
 impl GlobIndex {
     fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
-        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
-        if fresh {
-            let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
-            let set = crate::paths::PathGlobSet::new(&patterns, root, home).ok();
-            *cache = Some((root.to_string(), home.map(str::to_string), set));
-        }
-        match cache.as_ref().and_then(|(_, _, set)| set.as_ref()) {
-            Some(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
-            // A glob that does not compile for this root: every rule stays a
-            // candidate and reports the error itself.
-            None => out.extend_from_slice(&self.owners),
-        }
+        let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
+        self.compiled
+            .with(&patterns, root, home, path, |set| match set {
+                Ok(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
+                // A glob that does not compile for this root: every rule stays a
+                // candidate and reports the error itself.
+                Err(_) => out.extend_from_slice(&self.owners),
+            });
     }
 }
 
