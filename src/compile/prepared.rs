@@ -15,8 +15,8 @@
 //! same compiler, from the same rule mapping, with the same hook.
 
 use super::{
-    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, ProgramIndex,
-    RuleCompiler, SubstringIndex,
+    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, NeededProgramIndex,
+    ProgramIndex, RuleCompiler, SubstringIndex,
 };
 use crate::diagnostic::SourceFile;
 use crate::load::{tree::Node, LoadedRule};
@@ -43,6 +43,8 @@ pub struct PlanForm {
     /// literals (see [`super::index::SortedLiterals`]).
     substrings: Vec<(String, Vec<Literal>)>,
     programs: Option<Filed>,
+    /// The field, and the programs conditions over its commands need.
+    needed_programs: Option<(String, Filed)>,
     /// Exact hosts, then domains.
     hosts: Option<(Filed, Filed)>,
     /// Each glob with its rule.
@@ -74,6 +76,10 @@ impl PlanForm {
                 })
                 .collect(),
             programs: plan.programs.as_ref().map(|p| p.by_program.clone()),
+            needed_programs: plan
+                .needed_programs
+                .as_ref()
+                .map(|p| (p.field.clone(), p.by_program.clone())),
             hosts: plan
                 .hosts
                 .as_ref()
@@ -101,6 +107,10 @@ impl PlanForm {
                 .iter()
                 .all(|(_, l)| l.iter().all(|(_, r)| in_range(r)))
             && self.programs.as_ref().is_none_or(maps_ok)
+            && self
+                .needed_programs
+                .as_ref()
+                .is_none_or(|(_, m)| maps_ok(m))
             && self
                 .hosts
                 .as_ref()
@@ -134,6 +144,9 @@ impl PlanForm {
                 .collect(),
             substrings,
             programs: self.programs.map(|by_program| ProgramIndex { by_program }),
+            needed_programs: self
+                .needed_programs
+                .map(|(field, by_program)| NeededProgramIndex { field, by_program }),
             hosts: self
                 .hosts
                 .map(|(exact, domains)| HostIndex { exact, domains }),
