@@ -192,7 +192,7 @@ impl RuleForm {
 }
 
 /// Rules of one hook kept as source, in decision order, compiled on first
-/// use. `text` holds every rule's JSON; `spans` say where each one is.
+/// use. `text` holds every rule's JSON (and may hold more); `spans` say where each one is.
 pub struct DeferredRules {
     hook: &'static str,
     text: Vec<u8>,
