@@ -9,7 +9,8 @@
 //! pattern's forward automaton, searched by backtracking or the PikeVM, with
 //! no literal prefilter, no reverse automaton and no lazy DFA. Every regex
 //! engine of the crate gives the same yes/no answer; they differ in speed
-//! only, and these are the fastest to build. A pattern met again, or on a
+//! only, and these are the fastest to build (and when every match of the
+//! pattern is longer than the text, nothing is built). A pattern met again, or on a
 //! long text, gets the full regex, and a process keeps what it built, so a
 //! long-running server compiles each pattern once instead of per request.
 //!
@@ -57,10 +58,12 @@ pub fn is_match(text: &str, pattern: &str) -> Result<bool, ExecutionError> {
         Some(Built::Full(re)) => return Ok(re.is_match(text)),
         // A second use: this process will likely use it again.
         Some(Built::Lean(_)) => Built::Full(Arc::new(full(pattern)?)),
-        None if text.len() <= SHORT_TEXT => match lean(pattern) {
-            Some(re) => Built::Lean(Arc::new(re)),
+        None if text.len() <= SHORT_TEXT => match lean(pattern, text.len()) {
+            Lean::Built(re) => Built::Lean(Arc::new(re)),
+            // Nothing to keep: the pattern is read again if used again.
+            Lean::TooShort => return Ok(false),
             // What the lean build refuses, the full one reports in its words.
-            None => Built::Full(Arc::new(full(pattern)?)),
+            Lean::Refused => Built::Full(Arc::new(full(pattern)?)),
         },
         None => Built::Full(Arc::new(full(pattern)?)),
     };
@@ -83,9 +86,61 @@ fn full(pattern: &str) -> Result<regex::Regex, ExecutionError> {
     })
 }
 
+enum Lean {
+    Built(meta::Regex),
+    /// Every match of the pattern is longer than the text.
+    TooShort,
+    Refused,
+}
+
+/// Automata estimated up to this size are far below the 10 MiB limit (the
+/// estimate is about three times the real size or more).
+const SURELY_SMALL: u64 = 4 << 20;
+
+/// An upper bound of the size of the pattern's automaton, in bytes, well
+/// above the real one: 1 KiB per class range (measured: 50-350 bytes; `\w`
+/// is 770 ranges and 41 KiB), 64 bytes per literal byte, repetitions
+/// counted in full.
+fn size_bound(hir: &regex_syntax::hir::Hir) -> u64 {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 64,
+        HirKind::Literal(literal) => 64 * literal.0.len() as u64 + 64,
+        HirKind::Class(Class::Unicode(c)) => 1024 * c.ranges().len() as u64 + 64,
+        HirKind::Class(Class::Bytes(c)) => 1024 * c.ranges().len() as u64 + 64,
+        HirKind::Repetition(r) => {
+            let copies = u64::from(r.max.unwrap_or(r.min).max(r.min)) + 1;
+            size_bound(&r.sub).saturating_mul(copies)
+        }
+        HirKind::Capture(c) => size_bound(&c.sub).saturating_add(64),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+            parts.iter().map(size_bound).fold(64, u64::saturating_add)
+        }
+    }
+}
+
 /// The configuration `regex::Regex::new` uses (regex 1.x `Builder`), minus
-/// the engines that only make searches faster.
-fn lean(pattern: &str) -> Option<meta::Regex> {
+/// the engines that only make searches faster; and no automaton at all when
+/// every match is longer than the text (`[^/]+\.pem$` on an empty list of
+/// arguments): the pattern is parsed, and its shortest match length read.
+fn lean(pattern: &str, text_len: usize) -> Lean {
+    let Ok(hir) = syntax::parse_with(pattern, &syntax::Config::new().utf8(true)) else {
+        return Lean::Refused;
+    };
+    // Only patterns whose automata surely stay within the size limit: one
+    // past it is an error, which a lean answer must not turn into a yes or
+    // no (and the full build's reverse automaton can be the larger one).
+    if size_bound(&hir) > SURELY_SMALL {
+        return Lean::Refused;
+    }
+    // In bytes, like `text_len`; `None`: the pattern matches nothing.
+    if hir
+        .properties()
+        .minimum_len()
+        .is_none_or(|min| min > text_len)
+    {
+        return Lean::TooShort;
+    }
     let config = meta::Config::new()
         .match_kind(regex_automata::MatchKind::LeftmostFirst)
         .utf8_empty(true)
@@ -96,11 +151,14 @@ fn lean(pattern: &str) -> Option<meta::Regex> {
         .hybrid(false)
         .dfa(false)
         .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit);
-    meta::Builder::new()
+    match meta::Builder::new()
         .configure(config)
         .syntax(syntax::Config::new().utf8(true))
-        .build(pattern)
-        .ok()
+        .build_from_hir(&hir)
+    {
+        Ok(re) => Lean::Built(re),
+        Err(_) => Lean::Refused,
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +180,10 @@ mod tests {
             r"a*",
             r"(?i)straße",
             r"[^/]+/[^/]+$",
+            r"\b",
+            r"(?m)^$",
+            r"x{3,}|[^\x00-\x{10FFFF}]",
+            r"é",
         ];
         let texts = [
             "",
@@ -146,11 +208,35 @@ mod tests {
         ];
         for p in patterns {
             let reference = regex::Regex::new(p).unwrap();
-            let ours = lean(p).unwrap();
             for t in texts {
-                assert_eq!(ours.is_match(t), reference.is_match(t), "{p:?} on {t:?}");
+                let ours = match lean(p, t.len()) {
+                    Lean::Built(re) => re.is_match(t),
+                    Lean::TooShort => false,
+                    Lean::Refused => panic!("{p:?} refused"),
+                    // (none of these is refused: see the test below for which are)
+                };
+                assert_eq!(ours, reference.is_match(t), "{p:?} on {t:?}");
             }
         }
+    }
+
+    /// A pattern whose automaton is too big fails as it did, even on a
+    /// text shorter than any match (no shortcut to `false`).
+    #[test]
+    fn patterns_past_the_size_limit_still_fail() {
+        for pattern in [
+            r"\w".repeat(300),
+            r"\pL".repeat(300),
+            r"\d{3000}".to_string(),
+        ] {
+            assert!(regex::Regex::new(&pattern).is_err(), "{pattern}");
+            assert!(matches!(lean(&pattern, 0), Lean::Refused), "{pattern}");
+            assert!(is_match("", &pattern).is_err(), "{pattern}");
+        }
+        // The packs' credential pattern is small enough for the shortcut.
+        let secrets = r"(?m)(^|/)\.env([.*_-][^/]*)?$|(^|/)\.envrc$|/\.(ssh|aws|gnupg|password-store|azure)(/|$)|/\.config/gcloud(/|$)|/id_(rsa|ed25519|ecdsa|dsa)[^/]*$|\.(pem|key|p12|pfx|jks|keystore|ppk)$|/\.kube/config$|/\.docker/config\.json$|/[._]netrc$|/\.pypirc$|^/(root|home/[^/]+|Users/[^/]+)/\.npmrc$|/\.git-credentials$|\.tfstate(\.backup)?$|service[-_]?account[^/]*\.json$|^/etc/(g?shadow-?|master\.passwd)$|^/proc/[^/]+/environ$|/\.[a-z_]*history$";
+        assert!(matches!(lean(secrets, 0), Lean::TooShort));
+        assert!(matches!(lean(secrets, 10), Lean::Built(_)));
     }
 
     #[test]
