@@ -81,7 +81,7 @@ i=0
 export CHIBI_HOOK=\$3
 while [ \$i -lt $calls ]; do
   [ "\$2" = edit ] && rm -rf "\$(dirname "\$1")/cache"
-  "\$1" < "$work/\$4.json" > /dev/null
+  "\$1" < "$work/\$4.json" > /dev/null 2>&1
   i=\$((i + 1))
 done
 LOOP
