@@ -21,14 +21,16 @@
 //!   while it was being read; such calls just parse the YAML.
 //! - Only policies that loaded and compiled cleanly (every rule of the hook,
 //!   as the YAML path compiles them) are written; anything unreadable,
-//!   truncated, foreign or failing its checksum in the cache is a miss.
+//!   truncated, foreign or failing its checksum in the cache is a miss, and
+//!   so is an entry another user could have written (owned by someone
+//!   else, or group- or world-writable): the checksum catches damage, not
+//!   forgery.
 //! - Writing is best effort (write to a temporary file, then rename): a
 //!   read-only or full disk only costs the speed-up, never a decision.
 //!
 //! An entry is text: a format line, the key, a line with the checksum and
-//! length of the rest, a JSON header (settings, the decision tree, where
-//! each rule's JSON starts and ends), then the rules' JSON, one per line,
-//! in decision order.
+//! length of the rest, a JSON header (settings, the decision tree, how many
+//! rules follow), then the rules' JSON, one per line, in decision order.
 
 use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
 use crate::compile::CompiledPolicy;
@@ -44,7 +46,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 3";
+const FORMAT: &str = "hook-policy prepared policy 4";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -64,10 +66,7 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         return crate::engine::prepare(paths, Some(hook));
     };
     let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
-    if let Some(policy) = std::fs::read(&entry_path)
-        .ok()
-        .and_then(|bytes| decode(bytes, &key, hook))
-    {
+    if let Some(policy) = read_entry(&entry_path).and_then(|bytes| decode(bytes, &key, hook)) {
         return Prepared::Ready(policy);
     }
     let mut sources = Vec::with_capacity(files.len());
@@ -99,8 +98,8 @@ struct Header {
     /// Stored resolved, so no directory is needed.
     log: Option<PathBuf>,
     plan: PlanForm,
-    /// Start and length of each rule's JSON, after the header.
-    rules: Vec<(usize, usize)>,
+    /// How many rules follow the header, one JSON line each.
+    rules: usize,
 }
 
 /// The entry for `hook` of a policy compiled for that hook alone, from
@@ -110,16 +109,14 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
     let by_order: std::collections::HashMap<usize, &LoadedRule> =
         set.rules.iter().map(|r| (r.order, r)).collect();
     let mut body = Vec::new();
-    let mut spans = Vec::with_capacity(policy.rules.len());
     for rule in &policy.rules {
         // Orders are unique in a set; a mismatch would store another rule's
         // source, so nothing is stored.
         let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
             return Vec::new();
         };
-        let start = body.len();
+        // JSON escapes every newline inside strings: one line per rule.
         let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
-        spans.push((start, body.len() - start));
         body.push(b'\n');
     }
     let plan = match policy.plan(hook) {
@@ -136,7 +133,7 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         }),
         log: policy.log.clone(),
         plan,
-        rules: spans,
+        rules: policy.rules.len(),
     };
     let Ok(mut rest) = serde_json::to_vec(&header) else {
         return Vec::new();
@@ -155,7 +152,7 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
 }
 
 /// The policy an entry holds, if it is whole and written for `key`.
-pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
+pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
     let mut lines = bytes.splitn(4, |&b| b == b'\n');
     if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
         return None;
@@ -177,11 +174,20 @@ pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<Compi
         Some("fail_open") => Some(OnError::FailOpen),
         Some(_) => return None,
     };
-    let plan = header.plan.into_plan(header.rules.len())?;
-    // Rule spans count from the end of the header.
+    let plan = header.plan.into_plan(header.rules)?;
+    // Where each rule's line is: found by a byte search, cheaper than
+    // reading thousands of numbers from the header.
     let body_at = rest_at + header_len;
-    bytes.drain(..body_at);
-    let rules = DeferredRules::new(hook, bytes, header.rules)?;
+    let mut spans = Vec::with_capacity(header.rules);
+    let mut start = body_at;
+    for end in memchr::memchr_iter(b'\n', &bytes[body_at..]) {
+        spans.push((start, body_at + end - start));
+        start = body_at + end + 1;
+    }
+    if spans.len() != header.rules || start != bytes.len() {
+        return None;
+    }
+    let rules = DeferredRules::new(hook, bytes, spans)?;
     Some(prepared::deferred_policy(
         hook, plan, rules, on_error, header.log,
     ))
@@ -262,11 +268,38 @@ fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
     Some((key, fresh))
 }
 
+/// An entry's bytes, if it is a file only this user could have written:
+/// owned by the effective user and writable by no group or other. The
+/// checksum catches damage, not forgery, and a cache directory can be
+/// shared or loosely set (`XDG_CACHE_HOME=/tmp`, a group-writable home):
+/// an entry another user planted there could make the policy say anything.
+/// Checked on the open file, so the file read is the file checked.
+fn read_entry(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let mut file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    // SAFETY: geteuid cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
 fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     if entry.is_empty() {
         return Ok(());
     }
-    std::fs::create_dir_all(dir)?;
+    // Private from the start: entries are only trusted when no one else
+    // could have written them (see `read_entry`).
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     // One entry per hook: older ones for this hook are stale.
     let hook = path
         .file_name()
@@ -285,7 +318,12 @@ fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
         }
     }
     let tmp = dir.join(format!(".{hook}-{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
+    // `create_new` (O_EXCL): never through a link someone left at the name.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
     f.write_all(entry)?;
     f.sync_data().ok();
     drop(f);

@@ -36,7 +36,7 @@ extern "C" fn main(
 fn run() -> u8 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args == ["--schema"] {
-        if let Some((_, manifest)) = chibi::Manifest::beside_current_exe() {
+        if let Some(manifest) = chibi::Manifest::for_plugin_call(&args) {
             let inv = chibi::Invocation::from_env(&args);
             let code = chibi::run_plugin(
                 &manifest,
@@ -61,6 +61,7 @@ fn run() -> u8 {
         Command::Packs(args) => cli::packs::run(args),
         Command::Install { harness } => cli::install::run(harness),
         Command::Uninstall(args) => cli::install::uninstall(args),
+        Command::Doctor(args) => cli::doctor::run(args),
         Command::Hook(args) => cli::serve::hook(args),
         Command::Serve { harness } => cli::serve::serve(harness),
         Command::Init(args) => cli::init::run(args),

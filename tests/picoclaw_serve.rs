@@ -513,11 +513,16 @@ fn faults_get_json_rpc_errors_and_the_server_keeps_serving() {
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
     assert_eq!(reply["id"], 31);
     // Unknown method: -32601 with the same id.
-    let reply = s.call_with_id(json!(32), "hook.frobnicate", json!({}));
+    let reply = s.call_with_id(json!(32), "frobnicate", json!({}));
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
     assert!(reply.get("result").is_none(), "{reply}");
-    let reply = s.call_with_id(json!("x-33"), "hook.frobnicate", json!({}));
+    let reply = s.call_with_id(json!("x-33"), "frobnicate", json!({}));
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    // An unknown hook method is not an error, which PicoClaw would answer
+    // by skipping the hook (and running the tool): it is refused.
+    let reply = s.call_with_id(json!(35), "hook.frobnicate", json!({}));
+    assert_eq!(reply["result"]["action"], "deny_tool", "{reply}");
+    assert_eq!(reply["result"]["approved"], false, "{reply}");
     // Blank lines are ignored, not answered.
     s.send_raw(b"\n   \n\t\n");
     let reply = s.call_with_id(json!(34), "hook.hello", json!({}));

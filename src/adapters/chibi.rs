@@ -37,15 +37,61 @@ pub struct Manifest {
     pub harness: String,
     /// Policy files or directories, absolute.
     pub policy: Vec<PathBuf>,
+    /// Why the manifest could not be read, when it could not: the plugin
+    /// then answers as one whose policy does not load.
+    #[serde(skip)]
+    pub broken: Option<String>,
 }
 
 impl Manifest {
-    /// The manifest beside the running executable, if this is an installed plugin.
-    pub fn beside_current_exe() -> Option<(PathBuf, Manifest)> {
+    /// The manifest of a plugin call, if this process is one: the manifest
+    /// beside the running executable, or, when chibi is plainly the caller
+    /// (`--schema`, `CHIBI_HOOK` or `CHIBI_TOOL_NAME` set) and the manifest
+    /// is missing or unreadable, a broken one. A plugin that cannot find its
+    /// policy must still register and deny: failing its `--schema` would
+    /// make chibi drop it and run every tool unguarded, and a usage error
+    /// on a hook call is a non-zero exit chibi ignores.
+    pub fn for_plugin_call(args: &[String]) -> Option<Manifest> {
         let path = crate::current_exe()?.parent()?.join(MANIFEST);
-        let text = std::fs::read_to_string(&path).ok()?;
-        let manifest: Manifest = serde_json::from_str(&text).ok()?;
-        (manifest.harness == HARNESS).then_some((path, manifest))
+        let read = match std::fs::read_to_string(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let called_by_chibi = args == ["--schema"]
+                    || ["CHIBI_HOOK", "CHIBI_TOOL_NAME"]
+                        .iter()
+                        .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()));
+                if !called_by_chibi {
+                    return None;
+                }
+                Err(format!("{} is missing", path.display()))
+            }
+            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+            Ok(text) => match serde_json::from_str::<Manifest>(&text) {
+                Ok(m) if m.harness == HARNESS && !m.policy.is_empty() => Ok(m),
+                Ok(_) => Err(format!("{} does not name a chibi policy", path.display())),
+                Err(e) => Err(format!("{} is damaged: {e}", path.display())),
+            },
+        };
+        Some(read.unwrap_or_else(|why| Manifest {
+            harness: HARNESS.into(),
+            policy: Vec::new(),
+            broken: Some(format!(
+                "the plugin's manifest {why}; run `policy install chibi` again"
+            )),
+        }))
+    }
+
+    /// The policy for one hook (or all, with `None`), through the cache.
+    fn prepare(&self, hook: Option<&str>, cache_dir: Option<&Path>) -> Prepared {
+        if let Some(message) = &self.broken {
+            return Prepared::Broken {
+                message: message.clone(),
+                diagnostics: Vec::new(),
+            };
+        }
+        match hook {
+            Some(hook) => crate::cache::prepare(&self.policy, hook, cache_dir),
+            None => engine::prepare(&self.policy, None),
+        }
     }
 }
 
@@ -246,7 +292,7 @@ pub fn run_plugin(
     stderr: &mut dyn Write,
 ) -> i32 {
     if inv.schema {
-        let prepared = engine::prepare(&manifest.policy, None);
+        let prepared = manifest.prepare(None, None);
         let _ = writeln!(stdout, "{}", plugin_schema(&prepared, &manifest.policy));
         if let Prepared::Broken { message, .. } = &prepared {
             let _ = writeln!(stderr, "hook-policy: {message}");
@@ -417,7 +463,7 @@ fn decide_call<'a>(
     let mut log = log_path(None).map(|path| LogTarget::new(path, hook, input, watchdog));
     // Installed plugins keep their cache beside themselves (see src/cache.rs).
     let cache_dir = crate::current_exe().and_then(|exe| exe.parent().map(|d| d.join("cache")));
-    let policy = match crate::cache::prepare(&manifest.policy, hook.name, cache_dir.as_deref()) {
+    let policy = match manifest.prepare(Some(hook.name), cache_dir.as_deref()) {
         Prepared::Ready(p) => {
             if let Some(w) = watchdog {
                 w.set_on_error(p.on_error);
@@ -462,7 +508,7 @@ fn decide_call<'a>(
             );
         }
     };
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let ctx = DecideContext {
         harness: HARNESS,
         project_root,
@@ -648,7 +694,7 @@ pub fn tool_answer(manifest: &Manifest, input: &Result<Vec<u8>, String>) -> Stri
         Ok(only) => only,
         Err(message) => return format!("hook-policy: {message}"),
     };
-    let policy = match engine::prepare(&manifest.policy, None) {
+    let policy = match manifest.prepare(None, None) {
         Prepared::Broken { message, .. } => {
             return format!("The guardrail policy failed to load: {message}")
         }
@@ -781,9 +827,14 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
     let manifest = Manifest {
         harness: HARNESS.into(),
         policy: absolute.clone(),
+        broken: None,
     };
     let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join(MANIFEST), text + "\n")
+    // Beside, then renamed, as the binary: a half-written manifest would
+    // make calls meanwhile deny as a damaged one.
+    let tmp = dir.join(format!(".{MANIFEST}.tmp"));
+    std::fs::write(&tmp, text + "\n")
+        .and_then(|()| std::fs::rename(&tmp, dir.join(MANIFEST)))
         .map_err(|e| format!("cannot write the manifest: {e}"))?;
     let shown: Vec<String> = absolute.iter().map(|p| p.display().to_string()).collect();
     Ok(format!(

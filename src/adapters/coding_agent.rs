@@ -12,7 +12,7 @@
 //! | verdict    | Claude Code                  | Gemini CLI                     | Codex |
 //! |------------|------------------------------|--------------------------------|-------|
 //! | deny       | `permissionDecision: deny`   | `decision: deny`               | `permissionDecision: deny` |
-//! | ask        | `permissionDecision: ask`    | deny                           | deny |
+//! | ask        | `permissionDecision: ask` (deny under `bypassPermissions`) | deny | deny |
 //! | rewrite    | `ask` with `updatedInput`    | `hookSpecificOutput.tool_input`| deny |
 //! | no opinion | `{}`                         | `{}`                           | `{}` |
 //!
@@ -140,18 +140,91 @@ pub fn handle(
             return failure(harness, source_on_error(source), &e);
         }
     };
-    let name = event
-        .get("hook_event_name")
-        .and_then(Json::as_str)
-        .unwrap_or("");
+    let Some(name) = event.get("hook_event_name").and_then(Json::as_str) else {
+        // Every event of these agents names itself; one that does not could
+        // be a tool call, so it is answered as one that cannot be decided.
+        return failure(
+            harness,
+            source_on_error(source),
+            "the event has no hook_event_name",
+        );
+    };
     if name == tool_event(harness) {
         return tool_use(harness, source, &event, context_name, home);
     }
     if harness == Harness::Gemini && name == "BeforeModel" {
         return gemini_before_model(source, &event, context_name, home);
     }
-    // Other events carry nothing a policy decides today.
-    Reply::nothing()
+    if quiet_events(harness).contains(&name) {
+        // Events with nothing a policy decides today.
+        return Reply::nothing();
+    }
+    // Another agent's tool event: the entry is in the wrong agent's
+    // settings. Deny in the words of the agent that sent it, which would
+    // not read our own agent's deny (Claude Code's `decision` takes only
+    // `approve` or `block`; Gemini reads no `hookSpecificOutput` decision).
+    let sender = match name {
+        "BeforeTool" => Some(Harness::Gemini),
+        "PreToolUse" => Some(Harness::ClaudeCode),
+        _ => None,
+    };
+    if let Some(sender) = sender {
+        return failure(
+            sender,
+            source_on_error(source),
+            &format!(
+                "a `{name}` event reached `policy hook {}`, whose agent does not send it: the hook entry is in another agent's settings; install it there with `policy install AGENT`",
+                harness.name(),
+            ),
+        );
+    }
+    // A name we do not know (a renamed event, other capitals, a newer
+    // agent): it may be a tool call, so it is not waved through.
+    failure(
+        harness,
+        source_on_error(source),
+        &format!(
+            "unknown event `{}`: {} sends {} for tool calls; check the hook entry",
+            name.chars().take(64).collect::<String>(),
+            harness.title(),
+            tool_event(harness)
+        ),
+    )
+}
+
+/// The documented events of each agent that carry nothing a policy decides
+/// today: they get no opinion. Any other event name fails closed.
+fn quiet_events(harness: Harness) -> &'static [&'static str] {
+    match harness {
+        // Gemini CLI's hook events (docs/hooks of gemini-cli), BeforeTool
+        // and BeforeModel aside.
+        Harness::Gemini => &[
+            "AfterTool",
+            "BeforeAgent",
+            "AfterAgent",
+            "AfterModel",
+            "BeforeToolSelection",
+            "SessionStart",
+            "SessionEnd",
+            "Notification",
+            "PreCompress",
+        ],
+        // Claude Code's hook events, PreToolUse aside; Codex uses the same
+        // names for the ones it has.
+        _ => &[
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PermissionRequest",
+            "Notification",
+            "UserPromptSubmit",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "SessionStart",
+            "SessionEnd",
+        ],
+    }
 }
 
 fn source_on_error(source: &mut PolicySource) -> Option<crate::model::OnError> {
@@ -217,6 +290,20 @@ fn tool_use(
         home,
     };
     let d = tool_call::decide_call(source, harness, tool, args, event, false, context_name, ctx);
+    // Claude Code in bypassPermissions mode runs a call a hook asks about
+    // without asking (anthropics/claude-code#77212): there an ask denies.
+    let mode = event.get("permission_mode").and_then(Json::as_str);
+    let d = match d.verdict {
+        Verdict::Ask(reason) if harness == Harness::ClaudeCode && mode == Some("bypassPermissions") => {
+            CallDecision {
+                verdict: Verdict::Deny(format!(
+                    "{reason} (this needs the user's approval, and Claude Code in bypassPermissions mode does not ask)"
+                )),
+                ..d
+            }
+        }
+        _ => d,
+    };
     render(harness, d)
 }
 
@@ -390,10 +477,15 @@ fn gemini_before_model(
 
 /// Where a one-process-per-event agent keeps its policy cache.
 pub fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    // Relative values are ignored, as the XDG specification says: they
+    // would put the cache in the project the hook runs in, whose files a
+    // cloned repository can supply.
+    let absolute = |v: &str| {
+        std::env::var_os(v)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let base = absolute("XDG_CACHE_HOME").or_else(|| absolute("HOME").map(|h| h.join(".cache")))?;
     Some(base.join("hook-policy"))
 }
 
@@ -449,27 +541,51 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
+    use super::hook_command::{configured_log, failure_decision, CallLog, Entry};
     let input = super::chibi::read_bounded(stdin);
     let deadline = Watchdog::deadline_from_env();
     let watchdog = Watchdog::arm(
         deadline,
-        Box::new(move |on_error, message| {
-            let r = failure(harness, on_error, message);
-            (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
-        }),
+        Box::new(move |on_error, message| failure_text(harness, on_error, message)),
     );
     let started = std::time::Instant::now();
+    let new_log = |path| CallLog::new(path, harness, &input, event_name, event_ids);
+    // A log named by the environment is known before the policy loads: a
+    // deadline passing while it loads is logged too.
+    let mut log = decision_log::from_env().map(new_log);
+    if let Some(l) = &log {
+        l.arm(&watchdog, failure_decision);
+    }
     let cache = cache_dir();
     let mut source = match policy.paths() {
         Ok(paths) => PolicySource::per_hook(paths, cache.as_deref()),
         Err(message) => PolicySource::broken(message),
     };
     watchdog.set_on_error(source_on_error(&mut source));
-    let home = std::env::var("HOME").ok();
+    if log.is_none() {
+        log = configured_log(&mut source).map(new_log);
+        if let Some(l) = &log {
+            l.arm(&watchdog, failure_decision);
+        }
+    }
+    let home = crate::paths::home_dir();
     let mut reply = handle(harness, &mut source, &input, context_name, home.as_deref());
-    log_call(harness, &mut source, &input, &mut reply, started);
+    // Claimed before the line is written: whoever answers logs the call.
     if !watchdog.claim() {
         watchdog.yield_forever();
+    }
+    if let Some(l) = &log {
+        let entry = Entry {
+            decision: reply.kind,
+            matched: &reply.matched,
+            logged: &reply.logged,
+            rule: reply.rule.as_deref(),
+            reason_template: reply.reason_template.as_deref(),
+            error: reply.error.as_deref(),
+        };
+        if let Err(e) = l.write(&entry, started) {
+            reply.stderr.push(e);
+        }
     }
     for line in &reply.stderr {
         let _ = writeln!(stderr, "{line}");
@@ -480,68 +596,31 @@ pub fn run(
     0
 }
 
-/// The log's name for an event: the agent's own event name under the
-/// agent's prefix (`gemini.BeforeModel`, `claude_code.PreToolUse`).
-fn event_label(harness: Harness, event: Option<&Json>) -> String {
-    let prefix = match harness {
-        Harness::ClaudeCode => "claude_code",
-        other => other.name(),
-    };
-    let name = event
-        .and_then(|e| e.get("hook_event_name"))
-        .and_then(Json::as_str)
-        .filter(|n| n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric()))
-        .unwrap_or("unknown");
-    format!("{prefix}.{name}")
+/// The reply to an event that cannot be decided, as stdout and stderr text
+/// (what the deadline prints, and `policy eval --harness` past its deadline).
+pub fn failure_text(
+    harness: Harness,
+    on_error: Option<crate::model::OnError>,
+    message: &str,
+) -> (String, String) {
+    let r = failure(harness, on_error, message);
+    (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
 }
 
-fn log_call(
-    harness: Harness,
-    source: &mut PolicySource,
-    input: &Result<Vec<u8>, String>,
-    reply: &mut Reply,
-    started: std::time::Instant,
-) {
-    let configured = match source.get("pre_tool") {
-        Prepared::Ready(p) => p.log.clone(),
-        Prepared::Broken { .. } => None,
-    };
-    let Some(path) = decision_log::destination(configured.as_deref()) else {
-        return;
-    };
-    let payload = input.as_deref().unwrap_or(&[]);
-    let event: Option<Json> = serde_json::from_slice(payload).ok();
-    let id = |k: &str| {
-        event
-            .as_ref()
-            .and_then(|e| e.get(k))
-            .and_then(Json::as_str)
-            .filter(|s| s.len() <= 200)
-    };
-    let ids = decision_log::Ids {
-        session: id("session_id"),
-        turn: id("turn_id").or_else(|| id("prompt_id")),
-        tool_call: id("tool_use_id"),
-    };
-    let hook = event_label(harness, event.as_ref());
-    let record = decision_log::Record {
-        harness: harness.name(),
-        hook: &hook,
-        decision: reply.kind,
-        matched: &reply.matched,
-        logged: &reply.logged,
-        rule: reply.rule.as_deref(),
-        reason_template: reply.reason_template.as_deref(),
-        error: reply.error.as_deref(),
-        payload,
-        micros: started.elapsed().as_micros(),
-    };
-    if let Err(e) = decision_log::append_with(&path, &record, ids) {
-        reply.stderr.push(format!(
-            "hook-policy: cannot write the decision log {}: {e}",
-            path.display()
-        ));
-    }
+/// The event's own name, for the decision log.
+fn event_name(event: &Json) -> Option<&str> {
+    event.get("hook_event_name").and_then(Json::as_str)
+}
+
+/// The ids the event carries, for the decision log: session, turn (Codex's
+/// turn, Claude Code's prompt), tool call.
+fn event_ids(event: &Json) -> [Option<&str>; 3] {
+    let id = |k: &str| event.get(k).and_then(Json::as_str);
+    [
+        id("session_id"),
+        id("turn_id").or_else(|| id("prompt_id")),
+        id("tool_use_id"),
+    ]
 }
 
 /// The context name tool-filter rules see from a coding agent unless

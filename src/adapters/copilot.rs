@@ -1,12 +1,12 @@
 //! GitHub Copilot CLI hooks: `policy hook copilot --policy PATH`.
 //!
-//! Protocol from GitHub's documentation: the CLI hooks reference,
-//! <https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference>,
-//! and the hooks configuration reference,
-//! <https://docs.github.com/en/copilot/reference/hooks-configuration>.
-//! Hooks live in `.github/hooks/*.json` (`{"version": 1, "hooks":
-//! {"preToolUse": [{"type": "command", "bash": ..., "powershell": ...,
-//! "timeoutSec": 30}]}}`); one process per event, JSON on stdin.
+//! Protocol from GitHub's hooks reference,
+//! <https://docs.github.com/en/copilot/reference/hooks-reference> (the
+//! earlier CLI hooks reference and hooks configuration pages now redirect
+//! there). Hooks live in `.github/hooks/*.json`, and for the CLI also in
+//! `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks`) (`{"version": 1,
+//! "hooks": {"preToolUse": [{"type": "command", "bash": ..., "powershell":
+//! ..., "timeoutSec": 30}]}}`); one process per event, JSON on stdin.
 //!
 //! `preToolUse` comes in two forms, chosen by the event name in the
 //! configuration: camelCase (`toolName`, `toolArgs`, `cwd`, `timestamp`,
@@ -18,18 +18,20 @@
 //! "permissionDecisionReason": ...}`; no opinion is `{}` ("empty output
 //! uses default behavior"), never `allow`.
 //!
-//! Fail-closed readings where the two pages disagree or say nothing:
-//! - The configuration reference says only `deny` is processed; the CLI
-//!   reference lists `ask` and `modifiedArgs` too. An ask therefore denies
-//!   (saying approval is needed), and a policy rewrite denies rather than
-//!   trusting `modifiedArgs`.
-//! - "Hook failures (non-zero exit codes or timeouts) are logged and
-//!   skipped—they never block agent execution": every answer, failures and
-//!   the deadline included, is exit status 0 with the deny JSON, and the
-//!   deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s by default) stays well under
-//!   the default `timeoutSec` of 30.
-//! - `permissionRequest` (whose input the reference does not give) is not
-//!   handled: preToolUse sees every tool call already.
+//! Fail-closed readings:
+//! - The reference lists `ask` and `modifiedArgs`, but under the cloud
+//!   agent an ask is a deny, and earlier pages said only `deny` is
+//!   processed. An ask therefore denies (saying approval is needed), and a
+//!   policy rewrite denies rather than trusting `modifiedArgs`.
+//! - A command preToolUse hook that crashes or exits non-zero denies, but
+//!   one that times out is let through ("timeouts are always fail-open"):
+//!   every answer, failures and the deadline included, is exit status 0
+//!   with the deny JSON, and the deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s
+//!   by default) stays well under the default `timeoutSec` of 30.
+//! - `permissionRequest` (documented now: `behavior` allow/deny, `message`)
+//!   is not installed: it runs after preToolUse on the same call, so for a
+//!   guard that never allows it could only repeat preToolUse's deny, and
+//!   the cloud agent does not fire it (docs/hook-events-not-used.md).
 //!
 //! Project root: the event's `cwd`, the directory the session runs in (the
 //! user's choice: the CLI loads `.github/hooks` from it), not a tool's
@@ -41,6 +43,32 @@ use crate::eval::DecideContext;
 use serde_json::{json, Value as Json};
 
 pub struct Copilot;
+
+/// Copilot CLI's other documented events, in both spellings: no opinion.
+const QUIET: [&str; 22] = [
+    "postToolUse",
+    "postToolUseFailure",
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "errorOccurred",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "permissionRequest",
+    "notification",
+    "PostToolUse",
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PermissionRequest",
+    "Notification",
+];
 
 impl Protocol for Copilot {
     const HARNESS: Harness = Harness::Copilot;
@@ -59,11 +87,20 @@ impl Protocol for Copilot {
         let fail = |source: &mut PolicySource, m: &str| {
             hook_command::failure::<Copilot>(hook_command::on_error(source), m)
         };
-        // camelCase events name no event; the VS Code form does.
+        // camelCase events name no event (should one come to, it is read
+        // the same); the VS Code form does.
         let (tool, args) = match event.get("hook_event_name").and_then(Json::as_str) {
             Some("PreToolUse") => (event.get("tool_name"), event.get("tool_input")),
-            Some(_) => return hook_command::quiet::<Copilot>(),
-            None => (event.get("toolName"), event.get("toolArgs")),
+            None | Some("preToolUse") => (event.get("toolName"), event.get("toolArgs")),
+            Some(other) if QUIET.contains(&other) => return hook_command::quiet::<Copilot>(),
+            // An unknown name (other capitals, another agent's event) may
+            // be a tool call: not waved through.
+            Some(other) => {
+                return fail(
+                    source,
+                    &hook_command::unknown_event(other, "preToolUse (or PreToolUse)"),
+                )
+            }
         };
         let Some(tool) = tool.and_then(Json::as_str).filter(|t| !t.is_empty()) else {
             return fail(source, "the preToolUse event has no tool name");

@@ -26,8 +26,10 @@
 //!   read; anything else denies.
 //! - Rewriting a command (`updated_input`) is not on the page: a policy
 //!   rewrite denies.
-//! - `preToolUse`, whose reply fields we could not confirm, is not handled
-//!   (`{}`); the three events above cover shell, MCP and reads.
+//! - `preToolUse` is not handled (`{}`): the vendor page's section could
+//!   not be read, and no source gives each tool's `tool_input` keys, so a
+//!   mapping would be a guess (docs/hook-events-not-used.md). The three
+//!   events above cover shell, MCP and reads; file writes are not guarded.
 //!
 //! Project root: the first of `workspace_roots` (Cursor's, not the model's),
 //! never the shell event's `cwd`, which follows the command; without it the
@@ -46,6 +48,29 @@ pub struct Cursor;
 const SHELL: &str = "beforeShellExecution";
 const MCP: &str = "beforeMCPExecution";
 const READ: &str = "beforeReadFile";
+
+/// Cursor's other documented events (cursor.com/docs/agent/hooks): no
+/// opinion. `preToolUse` and `subagentStart` gate too, but their reply
+/// fields could not be confirmed; the events above cover the same calls.
+const QUIET: [&str; 17] = [
+    "sessionStart",
+    "sessionEnd",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "subagentStart",
+    "subagentStop",
+    "afterShellExecution",
+    "afterMCPExecution",
+    "afterFileEdit",
+    "beforeSubmitPrompt",
+    "preCompact",
+    "stop",
+    "afterAgentResponse",
+    "afterAgentThought",
+    "beforeTabFileRead",
+    "afterTabFileEdit",
+];
 
 /// The events `policy install cursor` registers.
 pub const EVENTS: [&str; 3] = [SHELL, MCP, READ];
@@ -87,8 +112,14 @@ impl Protocol for Cursor {
                 }
                 _ => Err("the beforeMCPExecution event has no tool_name".to_string()),
             },
-            // Other events carry nothing a policy decides today.
-            Some(_) => return hook_command::quiet::<Cursor>(),
+            // Other documented events carry nothing a policy decides today.
+            Some(other) if QUIET.contains(&other) => return hook_command::quiet::<Cursor>(),
+            // An unknown name (other capitals, a renamed event, another
+            // agent's event) may be a tool call: not waved through.
+            Some(other) => Err(hook_command::unknown_event(
+                other,
+                "beforeShellExecution, beforeMCPExecution and beforeReadFile",
+            )),
             None => Err("the event has no hook_event_name".to_string()),
         };
         let (tool, args) = match call {

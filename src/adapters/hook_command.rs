@@ -1,11 +1,12 @@
 //! The process side of a command hook (one event per process) shared by the
-//! Cursor, Copilot CLI and Windsurf adapters: read the event, arm the
+//! Cursor, Copilot CLI, Windsurf and Cline adapters: read the event, arm the
 //! deadline, decide, log, reply.
 //!
 //! Each of these agents lets a tool call through when its hook fails (a
-//! crash, a timeout, output it cannot read): Copilot CLI logs and skips a
-//! failed hook, Cursor blocks only when the entry says `failClosed`, and
-//! Windsurf blocks only on exit status 2. So a failure must never be left to
+//! crash, a timeout, output it cannot read): Copilot CLI lets a timed-out
+//! hook through, Cursor blocks only when the entry says `failClosed`,
+//! Windsurf blocks only on exit status 2, and Cline runs the tool unless
+//! the hook's JSON says `cancel`. So a failure must never be left to
 //! the agent: every path, the deadline included, ends in the adapter's own
 //! deny reply (unless the policy says `on_error: fail_open`).
 //!
@@ -170,6 +171,22 @@ pub fn failure<P: Protocol>(on_error: Option<OnError>, message: &str) -> Answer 
     }
 }
 
+/// Why an event whose name the adapter does not know is denied.
+pub fn unknown_event(name: &str, handled: &str) -> String {
+    format!(
+        "unknown event `{}`: this hook handles {handled}; check the hook entry",
+        name.chars().take(64).collect::<String>()
+    )
+}
+
+/// The policy's `settings.log`, as far as the policy loads.
+pub fn configured_log(source: &mut PolicySource) -> Option<std::path::PathBuf> {
+    match source.get("pre_tool") {
+        Prepared::Ready(p) => p.log.clone(),
+        Prepared::Broken { .. } => None,
+    }
+}
+
 /// The policy's `on_error`, as far as it is known.
 pub fn on_error(source: &mut PolicySource) -> Option<OnError> {
     match source.get("pre_tool") {
@@ -247,17 +264,43 @@ pub fn run<P: Protocol>(
     );
     let started = std::time::Instant::now();
     let cache = super::coding_agent::cache_dir();
+    let new_log = |path| CallLog::new(path, P::HARNESS, &input, P::event_name, P::ids);
+    // A log named by the environment is known before the policy loads: a
+    // deadline passing while it loads is logged too.
+    let mut log = decision_log::from_env().map(new_log);
+    if let Some(l) = &log {
+        l.arm(&watchdog, failure_decision);
+    }
     // A policy list that cannot be read is a policy that does not load.
     let mut source = match policy.paths() {
         Ok(paths) => PolicySource::per_hook(paths, cache.as_deref()),
         Err(message) => PolicySource::broken(message),
     };
     watchdog.set_on_error(on_error(&mut source));
-    let home = std::env::var("HOME").ok();
+    if log.is_none() {
+        log = configured_log(&mut source).map(new_log);
+        if let Some(l) = &log {
+            l.arm(&watchdog, failure_decision);
+        }
+    }
+    let home = crate::paths::home_dir();
     let mut answer = P::answer(&mut source, &input, context_name, home.as_deref());
-    log_call::<P>(&mut source, &input, &mut answer, started);
+    // Claimed before the line is written: whoever answers logs the call.
     if !watchdog.claim() {
         watchdog.yield_forever();
+    }
+    if let Some(l) = &log {
+        let entry = Entry {
+            decision: answer.kind,
+            matched: &answer.matched,
+            logged: &answer.logged,
+            rule: answer.rule.as_deref(),
+            reason_template: answer.reason_template.as_deref(),
+            error: answer.error.as_deref(),
+        };
+        if let Err(e) = l.write(&entry, started) {
+            answer.stderr.push(e);
+        }
     }
     for line in &answer.stderr {
         let _ = writeln!(stderr, "{line}");
@@ -269,51 +312,131 @@ pub fn run<P: Protocol>(
     i32::from(answer.exit)
 }
 
-fn log_call<P: Protocol>(
-    source: &mut PolicySource,
-    input: &Result<Vec<u8>, String>,
-    answer: &mut Answer,
-    started: std::time::Instant,
-) {
-    let configured = match source.get("pre_tool") {
-        Prepared::Ready(p) => p.log.clone(),
-        Prepared::Broken { .. } => None,
-    };
-    let Some(path) = decision_log::destination(configured.as_deref()) else {
-        return;
-    };
-    let payload = input.as_deref().unwrap_or(&[]);
-    let event: Option<Json> = serde_json::from_slice(payload).ok();
-    // Names and ids are copied from the event only when short and plain.
-    let plain = |s: &&str| s.len() <= 200;
-    let name = event
-        .as_ref()
-        .and_then(P::event_name)
-        .filter(|n| n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-        .unwrap_or("unknown");
-    let hook = format!("{}.{name}", P::HARNESS.name());
-    let [session, turn, tool_call] = event.as_ref().map_or([None; 3], P::ids);
-    let ids = decision_log::Ids {
-        session: session.filter(plain),
-        turn: turn.filter(plain),
-        tool_call: tool_call.filter(plain),
-    };
-    let record = decision_log::Record {
-        harness: P::HARNESS.name(),
-        hook: &hook,
-        decision: answer.kind,
-        matched: &answer.matched,
-        logged: &answer.logged,
-        rule: answer.rule.as_deref(),
-        reason_template: answer.reason_template.as_deref(),
-        error: answer.error.as_deref(),
-        payload,
-        micros: started.elapsed().as_micros(),
-    };
-    if let Err(e) = decision_log::append_with(&path, &record, ids) {
-        answer.stderr.push(format!(
-            "hook-policy: cannot write the decision log {}: {e}",
-            path.display()
-        ));
+/// The decision log of one command-hook call (every agent but chibi and
+/// PicoClaw): where the line goes and what identifies the event, known
+/// before deciding, so that a call the deadline answers is logged as well
+/// ([`Watchdog::log_to`]) and each call writes exactly one line.
+pub struct CallLog<'a> {
+    path: std::path::PathBuf,
+    harness: &'static str,
+    /// `AGENT.EVENT`, the agent's own event name.
+    hook: String,
+    /// Session, turn and tool-call ids, when short.
+    ids: [Option<String>; 3],
+    payload: &'a [u8],
+    payload_sha256: String,
+}
+
+/// What a log line says about the decision.
+pub struct Entry<'a> {
+    pub decision: &'a str,
+    pub matched: &'a [String],
+    pub logged: &'a [crate::eval::Logged],
+    pub rule: Option<&'a str>,
+    pub reason_template: Option<&'a str>,
+    pub error: Option<&'a str>,
+}
+
+impl<'a> CallLog<'a> {
+    /// The log of a call with this input, at `path`. `name` and `ids` read
+    /// the event's name and ids; both are copied only when short and plain.
+    pub fn new(
+        path: std::path::PathBuf,
+        harness: Harness,
+        input: &'a Result<Vec<u8>, String>,
+        name: impl Fn(&Json) -> Option<&str>,
+        ids: impl Fn(&Json) -> [Option<&str>; 3],
+    ) -> CallLog<'a> {
+        let payload: &[u8] = input.as_deref().unwrap_or(&[]);
+        let event: Option<Json> = serde_json::from_slice(payload).ok();
+        let prefix = match harness {
+            Harness::ClaudeCode => "claude_code",
+            other => other.name(),
+        };
+        let name = event
+            .as_ref()
+            .and_then(&name)
+            .filter(|n| n.len() <= 64 && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+            .unwrap_or("unknown");
+        let ids = event.as_ref().map_or([None, None, None], |e| {
+            ids(e).map(|id| id.filter(|s| s.len() <= 200).map(str::to_string))
+        });
+        CallLog {
+            path,
+            harness: harness.name(),
+            hook: format!("{prefix}.{name}"),
+            ids,
+            payload,
+            payload_sha256: decision_log::digest(payload),
+        }
+    }
+
+    fn line(&self, entry: &Entry<'_>, time: &str, micros: u128) -> Vec<u8> {
+        let record = decision_log::Record {
+            harness: self.harness,
+            hook: &self.hook,
+            decision: entry.decision,
+            matched: entry.matched,
+            logged: entry.logged,
+            rule: entry.rule,
+            reason_template: entry.reason_template,
+            error: entry.error,
+            payload: self.payload,
+            micros,
+        };
+        let mut json = record.to_json_with(time, &self.payload_sha256);
+        if let Some(obj) = json.as_object_mut() {
+            for (key, id) in ["session_id", "turn_id", "tool_call_id"]
+                .into_iter()
+                .zip(&self.ids)
+            {
+                if let Some(id) = id {
+                    obj.insert(key.into(), Json::String(id.clone()));
+                }
+            }
+        }
+        decision_log::line(&json)
+    }
+
+    /// Makes the deadline write this call's line, should it answer:
+    /// `decision` is what its reply says for each `on_error` setting.
+    pub fn arm(&self, watchdog: &Watchdog, decision: impl Fn(Option<OnError>) -> &'static str) {
+        let time = decision_log::rfc3339_at(watchdog.fires_at());
+        let micros = watchdog.deadline().as_micros();
+        watchdog.log_to(&self.path, |on_error| {
+            let entry = Entry {
+                decision: decision(on_error),
+                matched: &[],
+                logged: &[],
+                rule: None,
+                reason_template: None,
+                error: Some(watchdog.message()),
+            };
+            self.line(&entry, &time, micros)
+        });
+    }
+
+    /// Appends the call's line; an error is for stderr, never the decision.
+    pub fn write(&self, entry: &Entry<'_>, started: std::time::Instant) -> Result<(), String> {
+        let line = self.line(
+            entry,
+            &decision_log::rfc3339_now(),
+            started.elapsed().as_micros(),
+        );
+        decision_log::append_line(&self.path, &line).map_err(|e| {
+            format!(
+                "hook-policy: cannot write the decision log {}: {e}",
+                self.path.display()
+            )
+        })
+    }
+}
+
+/// The decision the failure reply says: a deny unless the policy fails open.
+pub fn failure_decision(on_error: Option<OnError>) -> &'static str {
+    let hook = catalogue::hook("pre_tool").expect("catalogued");
+    match engine::failure_mode(hook, on_error) {
+        FailureMode::Closed => "deny",
+        FailureMode::Open => "error",
     }
 }

@@ -23,7 +23,11 @@
 //!
 //! Faults never stop the server: a line that is not JSON gets a parse error
 //! (-32700), a message that is not a request an invalid-request error
-//! (-32600), an unknown method method-not-found (-32601). A line longer than
+//! (-32600), an unknown method method-not-found (-32601). A hook call is
+//! never answered with an error, which PicoClaw takes as "skip this hook"
+//! (for before_tool: run the tool): an unknown `hook.*` method, or a line
+//! that is not JSON but whose id and `hook.*` method can be read, gets the
+//! reply every hook method takes as a refusal or as nothing. A line longer than
 //! we read (32 MiB) is consumed and answered, to the id at its head, with
 //! the failure reply of its method; a reply longer than PicoClaw reads
 //! (1 MiB) is cut or replaced by that failure reply ([`framing`]). A tool
@@ -306,6 +310,16 @@ fn failure_answer(method: Option<Decided>, on_error: Option<OnError>, why: &str)
     }
 }
 
+/// The failure reply to one request line, to the id and method at its head
+/// (what `policy eval --harness picoclaw` prints past its deadline); `None`
+/// when the line names no id.
+pub fn failure_reply_to(line: &[u8], on_error: Option<OnError>, why: &str) -> Option<Json> {
+    let h = framing::scan_head(line);
+    let method = h.method.as_deref().and_then(Decided::of);
+    h.id.filter(|id| !id.is_null())
+        .map(|id| result(id, failure_answer(method, on_error, why)))
+}
+
 fn on_error_of(live: &LivePolicy) -> Option<OnError> {
     match &*live.get() {
         Prepared::Ready(p) => p.on_error,
@@ -453,15 +467,27 @@ enum Dispatch {
 
 /// Sorts one line: protocol business is answered at once, decisions go to
 /// the pool. `keep_line` keeps the raw line for the decision log.
-fn dispatch(line: &[u8], keep_line: bool) -> Dispatch {
+fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
     let msg: Json = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => {
+            // A hook call whose id and method can still be read gets its
+            // failure reply: an error (or no reply PicoClaw can match)
+            // would make it skip us, and a skipped before_tool runs.
+            let h = framing::scan_head(line);
+            if let (Some(id), Some(method)) = (&h.id, &h.method) {
+                if !id.is_null() && method.starts_with("hook.") {
+                    let why = format!("the request is not valid JSON: {e}");
+                    eprintln!("hook-policy: picoclaw: {method}: {why}");
+                    let answer = failure_answer(Decided::of(method), on_error_of(live), &why);
+                    return Dispatch::Now(Some(result(id.clone(), answer)));
+                }
+            }
             return Dispatch::Now(Some(error(
                 Json::Null,
                 -32700,
                 &format!("parse error: {e}"),
-            )))
+            )));
         }
     };
     let Json::Object(mut obj) = msg else {
@@ -505,6 +531,18 @@ fn dispatch(line: &[u8], keep_line: bool) -> Dispatch {
                 });
             }
             None if notification => return Dispatch::Now(None),
+            // A hook method we do not know (a renamed or newer hook point):
+            // PicoClaw skips an interceptor that answers with an error, and a
+            // skipped tool hook lets the tool run, so it gets the reply every
+            // hook method takes as a refusal or as nothing.
+            None if method.starts_with("hook.") => {
+                let why = format!(
+                    "unknown hook method `{}`",
+                    method.chars().take(64).collect::<String>()
+                );
+                eprintln!("hook-policy: picoclaw: {why}");
+                failure_answer(None, on_error_of(live), &why)
+            }
             None => {
                 return Dispatch::Now(Some(error(
                     id,
@@ -540,7 +578,7 @@ fn normalise_arguments(params: &mut Json) {
 /// decides concurrently; this is its single-request form, which the fuzz
 /// target `jsonrpc_line` drives.)
 pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext) -> Option<Json> {
-    match dispatch(line, false) {
+    match dispatch(line, false, live) {
         Dispatch::Now(reply) => reply,
         Dispatch::Decide(req) => {
             let outcome = match req.method {
@@ -741,7 +779,7 @@ pub fn serve(
     }
     let sc = ServeContext {
         project_root: workspace::resolve(workspace).display().to_string(),
-        home: std::env::var("HOME").ok(),
+        home: crate::paths::home_dir(),
         context_name: context_name.map(str::to_string),
     };
     let decider = Arc::new(Decider {
@@ -769,7 +807,7 @@ pub fn serve(
                     continue;
                 }
                 let keep = log_path(&live).is_some();
-                match dispatch(&line, keep) {
+                match dispatch(&line, keep, &live) {
                     Dispatch::Now(reply) => reply,
                     Dispatch::Decide(req) => {
                         workers.submit(req);

@@ -39,6 +39,19 @@ use serde_json::Value as Json;
 
 pub struct Windsurf;
 
+/// Windsurf's other documented events: post-hooks and the prompt hook,
+/// which get no opinion.
+const QUIET: [&str; 8] = [
+    "post_run_command",
+    "post_read_code",
+    "post_write_code",
+    "post_mcp_tool_use",
+    "pre_user_prompt",
+    "post_cascade_response",
+    "post_cascade_response_with_transcript",
+    "post_setup_worktree",
+];
+
 /// The events `policy install windsurf` registers.
 pub const EVENTS: [&str; 4] = [
     "pre_run_command",
@@ -90,7 +103,10 @@ impl Protocol for Windsurf {
                 _ => Err("the pre_mcp_tool_use event does not name its MCP server and tool".into()),
             },
             // Post-hooks and prompt hooks: nothing to decide.
-            Some(_) => return hook_command::quiet::<Windsurf>(),
+            Some(other) if QUIET.contains(&other) => return hook_command::quiet::<Windsurf>(),
+            // An unknown name (other capitals, a newer pre-hook) may be an
+            // action to guard: not waved through.
+            Some(other) => Err(hook_command::unknown_event(other, &EVENTS.join(", "))),
             None => Err("the event has no agent_action_name".into()),
         };
         let (tool, args) = match call {

@@ -8,10 +8,11 @@ use super::args::AskingHarness;
 use super::output::{err, errln, out};
 use super::ExitStatus;
 use crate::adapters::tool_call::{Harness, PolicySource};
-use crate::adapters::{chibi, coding_agent, picoclaw};
+use crate::adapters::{chibi, coding_agent, hook_command, picoclaw};
 use crate::catalogue;
 use crate::engine::{self, Outcome, Prepared};
 use crate::eval::DecideContext;
+use crate::model::OnError;
 use crate::render;
 use crate::watchdog::Watchdog;
 use std::io::{Read, Write};
@@ -129,7 +130,7 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
             (format!("{}\n", r.json), r.stderr.join("\n") + "\n")
         }),
     );
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let ctx = DecideContext {
         harness: chibi::HARNESS,
         project_root: &project_root,
@@ -194,12 +195,23 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
     if matches!(
         agent,
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf
+        Harness::Cursor
+            | Harness::Copilot
+            | Harness::Windsurf
+            | Harness::Cline
+            | Harness::OpenCode
+            | Harness::Kiro
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
+    // The hook's deadline: past it, the failure reply `policy hook` gives.
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env(),
+        Box::new(move |on_error, message| coding_agent::failure_text(agent, on_error, message)),
+    );
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
-    let home = std::env::var("HOME").ok();
+    watchdog.set_on_error(hook_command::on_error(&mut source));
+    let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
         .context
@@ -214,6 +226,9 @@ fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bo
         None => String::new(),
     };
     explanation.push_str(&format!("  reply: {}\n", reply.json));
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     if explain_only {
         out!("{explanation}");
     } else {
@@ -242,9 +257,36 @@ fn hook_file_agent_event(
     explain_only: bool,
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
-    use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    use crate::adapters::{
+        cline::Cline, copilot::Copilot, cursor::Cursor, kiro::Kiro, opencode::OpenCode,
+        windsurf::Windsurf,
+    };
+    fn arm<P: Protocol>() -> Watchdog {
+        let watchdog = Watchdog::arm(
+            Watchdog::deadline_from_env(),
+            Box::new(|on_error, message| {
+                let a = hook_command::failure::<P>(on_error, message);
+                (a.stdout, a.stderr.join("\n") + "\n")
+            }),
+        );
+        watchdog.exit_codes(
+            [None, Some(OnError::FailClosed), Some(OnError::FailOpen)]
+                .map(|setting| hook_command::failure::<P>(setting, "").exit),
+        );
+        watchdog
+    }
+    // The hook's deadline: past it, the failure reply `policy hook` gives.
+    let watchdog = match agent {
+        Harness::Cursor => arm::<Cursor>(),
+        Harness::Copilot => arm::<Copilot>(),
+        Harness::Cline => arm::<Cline>(),
+        Harness::OpenCode => arm::<OpenCode>(),
+        Harness::Kiro => arm::<Kiro>(),
+        _ => arm::<Windsurf>(),
+    };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
-    let home = std::env::var("HOME").ok();
+    watchdog.set_on_error(hook_command::on_error(&mut source));
+    let home = crate::paths::home_dir();
     let input = Ok(bytes);
     let context = args
         .context
@@ -253,8 +295,14 @@ fn hook_file_agent_event(
     let a = match agent {
         Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Cline => Cline::answer(&mut source, &input, context, home.as_deref()),
+        Harness::OpenCode => OpenCode::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Kiro => Kiro::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     let explanation = format!(
         "{}: decision {}; rules matched: {}; exit status {}\n  reply: {}\n",
         agent.name(),
@@ -297,7 +345,22 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
     if let Some(message) = &broken {
         errln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
     }
+    let on_error = match &prepared {
+        Prepared::Ready(p) => p.on_error,
+        Prepared::Broken { .. } => None,
+    };
     let live = picoclaw::LivePolicy::new(prepared);
+    // The server's deadline: past it, the request's failure reply.
+    let head: Vec<u8> = bytes.iter().copied().take(4096).collect();
+    let watchdog = Watchdog::arm(
+        Watchdog::deadline_from_env_or(picoclaw::DEFAULT_DEADLINE),
+        Box::new(move |on_error, message| {
+            let reply = picoclaw::failure_reply_to(&head, on_error, message)
+                .map_or_else(String::new, |r| format!("{r}\n"));
+            (reply, format!("hook-policy: picoclaw: {message}\n"))
+        }),
+    );
+    watchdog.set_on_error(on_error);
     let project_root = args
         .project_root
         .clone()
@@ -307,7 +370,7 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
                 .map(|d| d.display().to_string())
         })
         .unwrap_or_else(|| "/".into());
-    let home = std::env::var("HOME").ok();
+    let home = crate::paths::home_dir();
     let sc = picoclaw::ServeContext {
         project_root: project_root.clone(),
         home: home.clone(),
@@ -330,6 +393,9 @@ fn picoclaw_request(args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> Exit
         Err(e) => format!("picoclaw: the request is not JSON: {e}\n"),
     };
     explanation.push_str(&format!("  reply: {shown}\n"));
+    if !watchdog.claim() {
+        watchdog.yield_forever();
+    }
     if explain_only {
         out!("{explanation}");
     } else {

@@ -17,6 +17,7 @@
 //! path.pathMatches('**/.env', project_root)            path glob, '*' never crosses '/'
 //! ```
 
+use super::regex_match::matches;
 use crate::{paths, url_class};
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
 use cel::common::value::Val;
@@ -27,7 +28,7 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
     cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")?;
     cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> CelBool)?;
+    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> Result<CelBool>)?;
     cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)?;
     cel::add_member_overload!(env, fn url_class: (CelString) -> CelString)?;
     cel::add_member_overload!(env, fn url_host: (CelString) -> CelString)?;
@@ -36,6 +37,9 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString)?;
     cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool)?;
     cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>)?;
+    // The library's `matches` (its `regex` feature is off), with the ids it used.
+    cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches")?;
+    cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)?;
     Ok(())
 }
 
@@ -137,14 +141,30 @@ fn shell_opaque(line: &CelString<'_>) -> CelBool {
     CelBool::from(crate::matchers::analyze_shell(line.inner()).is_opaque())
 }
 
-fn runs(line: &CelString<'_>, program: &CelString<'_>) -> CelBool {
+fn runs(line: &CelString<'_>, program: &CelString<'_>) -> Result<CelBool, ExecutionError> {
     let analysis = crate::matchers::analyze_shell(line.inner());
-    CelBool::from(
-        analysis
-            .commands
-            .iter()
-            .any(|c| c.program == program.inner()),
-    )
+    let found = analysis
+        .commands
+        .iter()
+        .any(|c| c.program == program.inner());
+    not_found_for_sure("runs", found, &analysis)
+}
+
+/// A search for a command that found none is only an answer when the whole
+/// line was analysed (see `ShellAnalysis::unanalysed`); otherwise an error,
+/// which the hook's failure mode turns into a deny on permission hooks.
+fn not_found_for_sure(
+    function: &str,
+    found: bool,
+    analysis: &crate::shell::ShellAnalysis,
+) -> Result<CelBool, ExecutionError> {
+    match analysis.unanalysed() {
+        Some(why) if !found => Err(ExecutionError::function_error(
+            function,
+            format!("the line could not be analysed whole ({why})"),
+        )),
+        _ => Ok(CelBool::from(found)),
+    }
 }
 
 fn runs_with(
@@ -167,7 +187,7 @@ fn runs_with(
         .commands
         .iter()
         .any(|c| c.program == program.inner() && specs.iter().all(|s| c.has_flag(s)));
-    Ok(CelBool::from(found))
+    not_found_for_sure("runsWith", found, &analysis)
 }
 
 fn url_class(url: &CelString<'_>) -> CelString<'static> {
@@ -188,7 +208,7 @@ fn host_matches(url: &CelString<'_>, pattern: &CelString<'_>) -> CelBool {
 }
 
 fn home() -> Option<String> {
-    std::env::var("HOME").ok().filter(|h| !h.is_empty())
+    crate::paths::home_dir()
 }
 
 fn normalized_path(path: &CelString<'_>, root: &CelString<'_>) -> CelString<'static> {
@@ -212,8 +232,9 @@ fn path_matches(
     root: &CelString<'_>,
 ) -> Result<CelBool, ExecutionError> {
     let home = home();
-    let set = paths::PathGlobSet::new(&[glob.inner()], root.inner(), home.as_deref())
-        .map_err(|e| ExecutionError::function_error("pathMatches", e.to_string()))?;
     let normalized = paths::normalize(path.inner(), root.inner(), home.as_deref());
+    let set =
+        paths::PathGlobSet::for_path(&[glob.inner()], root.inner(), home.as_deref(), &normalized)
+            .map_err(|e| ExecutionError::function_error("pathMatches", e.to_string()))?;
     Ok(CelBool::from(set.matches(&normalized).is_some()))
 }

@@ -25,10 +25,19 @@ mod glob;
 mod inspect;
 mod lexical;
 
-pub use glob::{PathGlobSet, PathPatternError};
+pub use glob::{GlobSetCache, PathGlobSet, PathPatternError};
 pub use inspect::{inspect, PathInfo};
 
 use lexical::{absolute_without_context, components, resolve};
+
+/// The user's home for `~`: `$HOME` when it is an absolute path. Empty or
+/// relative, it names no home (rules that need one then fail by their
+/// hook's failure mode), rather than a home nobody has: `HOME=` would make
+/// `~/.ssh` the root's `/.ssh` and let `/home/me/.ssh` pass a `~/.ssh/**`
+/// rule unmatched.
+pub fn home_dir() -> Option<String> {
+    std::env::var("HOME").ok().filter(|h| h.starts_with('/'))
+}
 
 /// Lexical normalisation, no filesystem access: join relative to `root`,
 /// expand leading `~` / `~/` with `home`, resolve `.`/`..` (never above

@@ -147,6 +147,17 @@ impl ShellAnalysis {
         !self.opaque.is_empty()
     }
 
+    /// Why part of the line was never looked at (over a size, nesting,
+    /// count or work limit), if so. Unlike other opacity, which names what
+    /// cannot be known, this hides commands in plain sight: a padded line
+    /// can end in `rm -rf /`. So "no such command" cannot be concluded.
+    pub fn unanalysed(&self) -> Option<&str> {
+        self.opaque
+            .iter()
+            .find(|o| o.kind == OpaqueKind::TooComplex)
+            .map(|o| o.detail.as_str())
+    }
+
     /// Program names of all commands, in order.
     pub fn programs(&self) -> impl Iterator<Item = &str> {
         self.commands.iter().map(|c| c.program.as_str())
