@@ -140,6 +140,7 @@ if [ -n "${CALLGRIND:-}" ]; then
       printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$name" "$mode" "${b%%:*}" "$ir"
     done; done
   done; done
+  [ -z "${WORK:-}" ] && rm -rf "$work"
   exit 0
 fi
 
