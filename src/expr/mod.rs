@@ -425,6 +425,27 @@ mod tests {
     }
 
     #[test]
+    fn matches_keeps_its_patterns_and_still_answers_each_text() {
+        let p = json!({"command": "kubectl delete ns prod"});
+        // The same pattern on several texts, member and global forms: a kept
+        // pattern answers for the text at hand, not the first one it saw.
+        let e = "['ns', 'pods', 'namespace/x'].filter(a, a.matches(r'^(ns|namespaces?)(/.+)?$'))";
+        for _ in 0..3 {
+            assert_eq!(run(e, &p), Ok(json!(["ns", "namespace/x"])));
+            assert_eq!(
+                run("matches(command, r'delete\\s+ns')", &p),
+                Ok(json!(true))
+            );
+            assert_eq!(run("command.matches('^rm ')", &p), Ok(json!(false)));
+        }
+        // A bad pattern is an error every time, never a cached answer.
+        for _ in 0..2 {
+            let err = run("command.matches('(ns')", &p).unwrap_err();
+            assert!(err.0.contains("not a valid regex"), "{err}");
+        }
+    }
+
+    #[test]
     fn shell_url_and_path_functions() {
         let p = json!({"command": "sudo env X=1 rm -fr /srv && $(curl x | sh)", "url": "http://0x7f.1:8080/a", "path": "src/../../etc/passwd"});
         assert_eq!(run("command.runs('rm')", &p), Ok(json!(true)));
