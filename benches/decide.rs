@@ -71,7 +71,26 @@ fn compiled(name: &str, text: String, hook: &'static str) -> (CompiledPolicy, Co
     (policy, prepared)
 }
 
+/// Whether a group's setup is worth doing: not when the filter on the
+/// command line names another group (`-- recommended/` skips compiling the
+/// generated policies, which under callgrind costs minutes).
+fn wanted(group: &str) -> bool {
+    const GROUPS: [&str; 4] = ["generated", "shipped", "packs", "recommended"];
+    // The filter is the first argument that is neither an option nor a number
+    // (the value of `--profile-time 2`, say).
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a.parse::<f64>().is_err());
+    match filter {
+        Some(filter) => !GROUPS.iter().any(|g| filter.starts_with(g)) || filter.starts_with(group),
+        None => true,
+    }
+}
+
 fn generated(c: &mut Criterion) {
+    if !wanted("generated") {
+        return;
+    }
     for (case, hook, fixture_name) in CASES {
         let payload = fixture(fixture_name);
         let mut group = c.benchmark_group(format!("generated/{case}"));
@@ -101,6 +120,9 @@ fn generated(c: &mut Criterion) {
 }
 
 fn shipped(c: &mut Criterion) {
+    if !wanted("shipped") {
+        return;
+    }
     let dir = repo().join("policies");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("policies/")
@@ -141,6 +163,9 @@ fn shipped(c: &mut Criterion) {
 /// headers, then loading a policy that enables the recommended ones and
 /// compiling its `pre_shell_exec` rules. A cache hit pays none of it.
 fn packs(c: &mut Criterion) {
+    if !wanted("packs") {
+        return;
+    }
     let mut group = c.benchmark_group("packs");
     group.bench_function("read_registry", |b| {
         b.iter(hook_policy::packs::read_registry)
@@ -179,6 +204,9 @@ const SHELL_LINES: [(&str, &str); 5] = [
 /// questions (a file read inside the project, a fetch of public docs, a tool
 /// call that is not a shell) besides the captured ones.
 fn recommended(c: &mut Criterion) {
+    if !wanted("recommended") {
+        return;
+    }
     let (set, diags) =
         hook_policy::load::load_with(&[repo().join("policies")], hook_policy::load::Mode::Run);
     assert!(!diags.iter().any(|d| d.is_error()), "policies/ loads");

@@ -181,7 +181,9 @@ def main():
         act = r["result"]["action"]
         actions[act] = actions.get(act, 0) + 1
 
-    startup = statistics.median(run(a.binary, a.policy, [b""])[0] for _ in range(a.runs))
+    idle = [run(a.binary, a.policy, [b""])[:2] for _ in range(a.runs)]
+    startup = statistics.median(w for w, _ in idle)
+    startup_cpu = statistics.median(c for _, c in idle)
     runs = [run(a.binary, a.policy, data)[:2] for _ in range(a.runs)]
     samples = [wall / a.n * 1e6 for wall, _ in runs]
     cpu = statistics.median(c / a.n * 1e6 for _, c in runs)
@@ -195,6 +197,7 @@ def main():
     print(f"  process startup alone (no requests): median {startup * 1e3:.2f} ms")
     print(f"  per request, startup subtracted: {net:.2f} us")
     print(f"  server CPU (user + sys) per request: median {cpu:.2f} us")
+    print(f"  server CPU per request, startup CPU ({startup_cpu * 1e3:.0f} ms) subtracted: {cpu - startup_cpu / a.n * 1e6:.2f} us")
     print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
