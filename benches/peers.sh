@@ -52,7 +52,7 @@ if [ -x "$target/release/policy" ]; then
   add "hook-policy (release build)" "$target/release/policy hook claude-code --policy $repo/policies"
 fi
 if [ -n "$DCG" ] && [ -x "$DCG" ]; then
-  add "dcg $("$DCG" --version 2>/dev/null | head -1 | grep -o '[0-9][0-9.]*' | head -1)" "$DCG"
+  add "dcg $("$DCG" --version 2>&1 | grep -o 'v[0-9][0-9.]*' | head -1)" "$DCG"
 else
   echo "dcg: not installed (set DCG=PATH), skipped"
 fi
