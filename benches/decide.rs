@@ -71,7 +71,26 @@ fn compiled(name: &str, text: String, hook: &'static str) -> (CompiledPolicy, Co
     (policy, prepared)
 }
 
+/// Whether a group's setup is worth doing: not when the filter on the
+/// command line names another group (`-- recommended/` skips compiling the
+/// generated policies, which under callgrind costs minutes).
+fn wanted(group: &str) -> bool {
+    const GROUPS: [&str; 4] = ["generated", "shipped", "packs", "recommended"];
+    // The filter is the first argument that is neither an option nor a number
+    // (the value of `--profile-time 2`, say).
+    let filter = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-') && a.parse::<f64>().is_err());
+    match filter {
+        Some(filter) => !GROUPS.iter().any(|g| filter.starts_with(g)) || filter.starts_with(group),
+        None => true,
+    }
+}
+
 fn generated(c: &mut Criterion) {
+    if !wanted("generated") {
+        return;
+    }
     for (case, hook, fixture_name) in CASES {
         let payload = fixture(fixture_name);
         let mut group = c.benchmark_group(format!("generated/{case}"));
@@ -101,6 +120,9 @@ fn generated(c: &mut Criterion) {
 }
 
 fn shipped(c: &mut Criterion) {
+    if !wanted("shipped") {
+        return;
+    }
     let dir = repo().join("policies");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("policies/")
@@ -141,6 +163,9 @@ fn shipped(c: &mut Criterion) {
 /// headers, then loading a policy that enables the recommended ones and
 /// compiling its `pre_shell_exec` rules. A cache hit pays none of it.
 fn packs(c: &mut Criterion) {
+    if !wanted("packs") {
+        return;
+    }
     let mut group = c.benchmark_group("packs");
     group.bench_function("read_registry", |b| {
         b.iter(hook_policy::packs::read_registry)
@@ -163,5 +188,74 @@ fn is_policy(p: &Path) -> bool {
     name.ends_with(".yaml") && !name.ends_with(".test.yaml")
 }
 
-criterion_group!(benches, generated, shipped, packs);
+/// Typical agent shell lines, as a coding agent runs them all day.
+const SHELL_LINES: [(&str, &str); 5] = [
+    ("cargo_test_tail", "cargo test --all 2>&1 | tail -20"),
+    ("git_status_diff", "git status && git diff"),
+    ("npm_run_build", "npm run build"),
+    ("grep_head", "grep -rn 'TODO' src | head -20"),
+    ("rm_rf_home", "rm -rf ~"),
+];
+
+/// Warm decisions with the policies as shipped (`policies/`, whose
+/// `packs.yaml` enables the recommended packs): what PicoClaw's serve mode
+/// pays per request, and what a plugin call pays once its rules are loaded.
+/// Typical shell lines at `pre_shell_exec`, and the everyday non-shell
+/// questions (a file read inside the project, a fetch of public docs, a tool
+/// call that is not a shell) besides the captured ones.
+fn recommended(c: &mut Criterion) {
+    if !wanted("recommended") {
+        return;
+    }
+    let (set, diags) =
+        hook_policy::load::load_with(&[repo().join("policies")], hook_policy::load::Mode::Run);
+    assert!(!diags.iter().any(|d| d.is_error()), "policies/ loads");
+    let mut group = c.benchmark_group("recommended");
+    let (shell, _) = compile(&set, Some("pre_shell_exec"));
+    for (name, line) in SHELL_LINES {
+        let payload = serde_json::json!({"command": line, "tool_name": "shell_exec"});
+        let denied = decide(&shell, "pre_shell_exec", &payload, CTX)
+            .deny
+            .is_some();
+        assert_eq!(denied, name == "rm_rf_home", "{line}");
+        group.bench_function(format!("pre_shell_exec/{name}"), |b| {
+            b.iter(|| {
+                hook_policy::matchers::forget_last_shell();
+                decide(&shell, "pre_shell_exec", &payload, CTX)
+            })
+        });
+    }
+    let others = [
+        (
+            "pre_file_read",
+            "src_main",
+            serde_json::json!({"path": "/home/user/demo/src/main.rs", "tool_name": "file_head"}),
+        ),
+        ("pre_file_read", "outside", fixture("pre_file_read")),
+        (
+            "pre_fetch_url",
+            "docs_rs",
+            serde_json::json!({"url": "https://docs.rs/serde/latest/serde/", "tool_name": "fetch_url"}),
+        ),
+        ("pre_fetch_url", "loopback", fixture("pre_fetch_url")),
+        (
+            "pre_tool",
+            "file_read",
+            serde_json::json!({"tool_name": "file_head", "arguments": {"path": "src/main.rs"}}),
+        ),
+        ("pre_tool", "shell", fixture("pre_tool")),
+    ];
+    for (hook, name, payload) in others {
+        let (policy, _) = compile(&set, Some(hook));
+        group.bench_function(format!("{hook}/{name}"), |b| {
+            b.iter(|| {
+                hook_policy::matchers::forget_last_shell();
+                decide(&policy, hook, &payload, CTX)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, generated, shipped, packs, recommended);
 criterion_main!(benches);

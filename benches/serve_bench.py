@@ -2,8 +2,11 @@
 """Whole-process throughput of `policy serve picoclaw`.
 
 Generates N `hook.before_tool` requests (a fixed-seed mix of exec commands,
-read_file paths and web_fetch URLs, in two contexts), pipes them as fast as
-possible into one server process and reads every reply. Each run's wall time
+read_file paths and web_fetch URLs, in two contexts) from S concurrent
+sessions, as PicoClaw sends them when several agents work at once: each
+session is its own writer thread, putting its requests on the server's stdin
+in bursts of whole lines, interleaved with the others'. Everything is sent as
+fast as possible into one server process and every reply is read. Each run's wall time
 (process start to exit, stdin closed after the last request) divided by N is
 one sample; the median of the runs is reported, with the server's CPU time
 (user + system) per request, which a busy machine inflates less. Startup
@@ -11,7 +14,7 @@ alone (the same process with no requests) is timed too, so it can be told
 apart.
 
     python3 benches/serve_bench.py --binary target/release/policy \
-        --policy policies/ [--n 20000] [--runs 5]
+        --policy policies/ [--n 20000] [--runs 5] [--streams 8]
 """
 
 import argparse
@@ -22,6 +25,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 COMMANDS = [
@@ -84,9 +88,10 @@ URLS = [
 CONTEXTS = ["main", "coding"]
 
 
-def requests(n, seed=1):
+def requests(n, streams, seed=1):
+    """One list of request lines per session; ids are unique across them."""
     rng = random.Random(seed)
-    lines = []
+    lines = [[] for _ in range(max(streams, 1))]
     for i in range(n):
         kind = rng.random()
         if kind < 0.5:
@@ -98,16 +103,19 @@ def requests(n, seed=1):
         params = {
             "tool": tool,
             "arguments": args,
-            "meta": {"AgentID": rng.choice(CONTEXTS), "SessionKey": "bench", "TurnID": i // 4},
+            "meta": {"AgentID": rng.choice(CONTEXTS), "SessionKey": f"s{i % len(lines)}", "TurnID": i // 4},
         }
         msg = {"jsonrpc": "2.0", "id": i + 1, "method": "hook.before_tool", "params": params}
-        lines.append(json.dumps(msg, separators=(",", ":")))
-    return ("\n".join(lines) + "\n").encode() if lines else b""
+        lines[i % len(lines)].append(json.dumps(msg, separators=(",", ":")))
+    return [("\n".join(ls) + "\n").encode() if ls else b"" for ls in lines]
 
 
-def run(binary, policy, data):
+BURST = 32  # lines one session writes at once
+
+
+def run(binary, policy, streams):
     """Wall and CPU (user + system) seconds for one process to answer every
-    line of data; the replies."""
+    line of every stream, the streams written concurrently; the replies."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -116,7 +124,28 @@ def run(binary, policy, data):
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
-    out, _ = proc.communicate(data)
+    out = []
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()))
+    reader.start()
+    lock = threading.Lock()
+
+    def write(data):
+        lines = data.splitlines(keepends=True)
+        for i in range(0, len(lines), BURST):
+            chunk = b"".join(lines[i : i + BURST])
+            with lock:  # whole lines, as PicoClaw's writer does
+                proc.stdin.write(chunk)
+                proc.stdin.flush()
+
+    writers = [threading.Thread(target=write, args=(d,)) for d in streams]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    proc.stdin.close()
+    reader.join()
+    proc.wait()
+    out = out[0] if out else b""
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -131,10 +160,11 @@ def main():
     ap.add_argument("--policy", required=True)
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--streams", type=int, default=8)
     ap.add_argument("--label", default=None)
     a = ap.parse_args()
 
-    data = requests(a.n)
+    data = requests(a.n, a.streams)
     # Check the replies once: one per request (matched by id, as PicoClaw
     # does: requests are decided side by side, so replies may come in any
     # order), none of them a failure answer (a deadline passed), and a real mix.
@@ -151,7 +181,9 @@ def main():
         act = r["result"]["action"]
         actions[act] = actions.get(act, 0) + 1
 
-    startup = statistics.median(run(a.binary, a.policy, b"")[0] for _ in range(a.runs))
+    idle = [run(a.binary, a.policy, [b""])[:2] for _ in range(a.runs)]
+    startup = statistics.median(w for w, _ in idle)
+    startup_cpu = statistics.median(c for _, c in idle)
     runs = [run(a.binary, a.policy, data)[:2] for _ in range(a.runs)]
     samples = [wall / a.n * 1e6 for wall, _ in runs]
     cpu = statistics.median(c / a.n * 1e6 for _, c in runs)
@@ -159,12 +191,13 @@ def main():
     net = med - startup / a.n * 1e6
     label = a.label or a.policy
     mix = ", ".join(f"{k} {v}" for k, v in sorted(actions.items()))
-    print(f"{label}: N={a.n} runs={a.runs}")
+    print(f"{label}: N={a.n} runs={a.runs} sessions={a.streams}")
     print(f"  replies: {mix}")
     print(f"  per request (wall / N): median {med:.2f} us  [runs: {', '.join(f'{s:.2f}' for s in samples)}]")
     print(f"  process startup alone (no requests): median {startup * 1e3:.2f} ms")
     print(f"  per request, startup subtracted: {net:.2f} us")
     print(f"  server CPU (user + sys) per request: median {cpu:.2f} us")
+    print(f"  server CPU per request, startup CPU ({startup_cpu * 1e3:.0f} ms) subtracted: {cpu - startup_cpu / a.n * 1e6:.2f} us")
     print(f"  load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

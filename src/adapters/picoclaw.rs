@@ -58,34 +58,35 @@ use serde_json::{json, Map, Value as Json};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 /// How often policy files are looked at; `HOOK_POLICY_WATCH_MS` overrides.
 pub const WATCH_ENV: &str = "HOOK_POLICY_WATCH_MS";
 const DEFAULT_WATCH: Duration = Duration::from_millis(500);
 
-/// The policy in force, swapped whole when the files change.
+/// The policy in force, swapped whole when the files change. Every request
+/// reads it, from several workers at once; only a reload writes it.
 pub struct LivePolicy {
-    current: Mutex<Arc<Prepared>>,
+    current: RwLock<Arc<Prepared>>,
 }
 
 impl LivePolicy {
     pub fn new(prepared: Prepared) -> LivePolicy {
         LivePolicy {
-            current: Mutex::new(Arc::new(prepared)),
+            current: RwLock::new(Arc::new(prepared)),
         }
     }
 
     pub fn get(&self) -> Arc<Prepared> {
         self.current
-            .lock()
+            .read()
             .map(|g| g.clone())
             .unwrap_or_else(|p| p.into_inner().clone())
     }
 
     fn set(&self, prepared: Prepared) {
-        match self.current.lock() {
+        match self.current.write() {
             Ok(mut g) => *g = Arc::new(prepared),
             Err(p) => *p.into_inner() = Arc::new(prepared),
         }
@@ -365,7 +366,6 @@ impl Decider {
 
     /// An outcome as a reply line PicoClaw can read, with its log entry.
     fn answer(&self, req: &Request, outcome: Outcome) -> Answer {
-        let on_error = on_error_of(&self.live);
         let mut error = outcome.error;
         let mut kind = decision_kind(&outcome.answer, error.is_some());
         if kind == "none" && !outcome.logged.is_empty() {
@@ -374,7 +374,7 @@ impl Decider {
         }
         let line = framing::fit(&result(req.id.clone(), outcome.answer), |why| {
             eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
-            let fallback = failure_answer(Some(req.method), on_error, why);
+            let fallback = failure_answer(Some(req.method), on_error_of(&self.live), why);
             error = Some(why.to_string());
             kind = decision_kind(&fallback, true);
             fallback

@@ -17,6 +17,7 @@
 //! path.pathMatches('**/.env', project_root)            path glob, '*' never crosses '/'
 //! ```
 
+use super::commands::{self, CommandView};
 use super::regex_match::matches;
 use crate::{paths, url_class};
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
@@ -78,38 +79,55 @@ fn shell_commands_in(line: &CelString<'_>, root: &CelString<'_>) -> CelList<'sta
 }
 
 fn commands_list(line: &str, root: Option<&str>) -> CelList<'static> {
-    let analysis = crate::matchers::analyze_shell(line);
+    type Key = (String, Option<String>, Option<String>);
+    // The last line's commands, per thread: one decision asks for them once
+    // per rule (see `commands`).
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(Key, Vec<CommandView>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
     let home = root.and_then(|_| home());
-    let commands = analysis
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some(((l, r, h), views)) = &*last {
+            if l == line && r.as_deref() == root && *h == home {
+                return commands::list(views);
+            }
+        }
+        let views = command_views(line, root, home.as_deref());
+        let list = commands::list(&views);
+        *last = Some(((line.to_string(), root.map(str::to_string), home), views));
+        list
+    })
+}
+
+fn command_views(line: &str, root: Option<&str>, home: Option<&str>) -> Vec<CommandView> {
+    let analysis = crate::matchers::analyze_shell(line);
+    analysis
         .commands
         .iter()
         .cloned()
         .map(|c| {
             let mut flags: Vec<String> = c.short_flags.iter().map(|f| format!("-{f}")).collect();
             flags.extend(c.long_flags.iter().map(|f| format!("--{f}")));
-            let mut map: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
-            map.insert(
-                "program".to_string().into(),
-                Box::new(CelString::from(c.program)),
-            );
-            map.insert(
-                "path".to_string().into(),
-                Box::new(CelString::from(c.program_path)),
-            );
-            map.insert("args".to_string().into(), strings(c.args));
-            map.insert("flags".to_string().into(), strings(flags));
-            map.insert("wrappers".to_string().into(), strings(c.wrappers));
-            map.insert("via".to_string().into(), strings(c.via));
-            map.insert(
-                "call".to_string().into(),
-                Box::new(CelString::from(c.call.unwrap_or_default())),
-            );
+            let mut fields: Vec<(&'static str, Box<dyn Val>)> = vec![
+                ("program", Box::new(CelString::from(c.program))),
+                ("path", Box::new(CelString::from(c.program_path))),
+                ("args", strings(c.args)),
+                ("flags", strings(flags)),
+                ("wrappers", strings(c.wrappers)),
+                ("via", strings(c.via)),
+                (
+                    "call",
+                    Box::new(CelString::from(c.call.unwrap_or_default())),
+                ),
+            ];
             if let Some(root) = root {
                 let targets = c
                     .targets
                     .iter()
                     .map(|t| {
-                        let resolved = crate::shell::resolve_target(t, root, home.as_deref());
+                        let resolved = crate::shell::resolve_target(t, root, home);
                         let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
                         target.insert(
                             "raw".to_string().into(),
@@ -126,15 +144,11 @@ fn commands_list(line: &str, root: Option<&str>) -> CelList<'static> {
                         Box::new(CelMap::from(target)) as Box<dyn Val>
                     })
                     .collect::<Vec<_>>();
-                map.insert(
-                    "targets".to_string().into(),
-                    Box::new(CelList::from(targets)),
-                );
+                fields.push(("targets", Box::new(CelList::from(targets))));
             }
-            Box::new(CelMap::from(map)) as Box<dyn Val>
+            CommandView::new(fields)
         })
-        .collect::<Vec<_>>();
-    CelList::from(commands)
+        .collect()
 }
 
 fn shell_opaque(line: &CelString<'_>) -> CelBool {

@@ -2,6 +2,7 @@
 //! `${{ expr }}` templates in effect values, and the payload resolver.
 
 pub mod ast;
+mod commands;
 pub mod functions;
 mod regex_match;
 #[cfg(feature = "reference-parser")]
@@ -423,6 +424,72 @@ mod tests {
             .unwrap_err()
             .0
             .contains("fuel_remaining"));
+    }
+
+    #[test]
+    fn matches_keeps_its_patterns_and_still_answers_each_text() {
+        let p = json!({"command": "kubectl delete ns prod"});
+        // The same pattern on several texts, member and global forms: a kept
+        // pattern answers for the text at hand, not the first one it saw.
+        let e = "['ns', 'pods', 'namespace/x'].filter(a, a.matches(r'^(ns|namespaces?)(/.+)?$'))";
+        for _ in 0..3 {
+            assert_eq!(run(e, &p), Ok(json!(["ns", "namespace/x"])));
+            assert_eq!(
+                run("matches(command, r'delete\\s+ns')", &p),
+                Ok(json!(true))
+            );
+            assert_eq!(run("command.matches('^rm ')", &p), Ok(json!(false)));
+        }
+        // A bad pattern is an error every time, never a cached answer.
+        for _ in 0..2 {
+            let err = run("command.matches('(ns')", &p).unwrap_err();
+            assert!(err.0.contains("not a valid regex"), "{err}");
+        }
+    }
+
+    #[test]
+    fn shell_commands_are_maps_like_any_other_and_follow_the_line() {
+        let a = json!({"command": "sudo rm -rf /srv && ls"});
+        let b = json!({"command": "git push --force"});
+        for _ in 0..2 {
+            // Kept between calls for one line; a new line gets its own.
+            assert_eq!(
+                run("command.shellCommands().map(c, c.program)", &a),
+                Ok(json!(["rm", "ls"]))
+            );
+            assert_eq!(
+                run("command.shellCommands().map(c, c.program)", &b),
+                Ok(json!(["git"]))
+            );
+        }
+        assert_eq!(
+            run("command.shellCommands()[0]", &b),
+            Ok(
+                json!({"program": "git", "path": "git", "args": ["push", "--force"],
+                "flags": ["--force"], "wrappers": [], "via": [], "call": ""})
+            )
+        );
+        assert_eq!(
+            run("command.shellCommands()[0] == {'program': 'git', 'path': 'git', 'args': ['push', '--force'], 'flags': ['--force'], 'wrappers': [], 'via': [], 'call': ''}", &b),
+            Ok(json!(true))
+        );
+        assert_eq!(
+            run("command.shellCommands().map(c, ['program' in c, 'targets' in c, has(c.targets), size(c)])", &b),
+            Ok(json!([[true, false, false, 7]]))
+        );
+        assert!(run("command.shellCommands()[0].nope", &b).is_err());
+        // With a root, targets are located against it; without, none.
+        assert_eq!(
+            run(
+                "command.shellCommands(project_root)[0].targets.map(t, t.path)",
+                &a
+            ),
+            Ok(json!(["/srv"]))
+        );
+        assert_eq!(
+            run("command.shellCommands().exists(c, has(c.targets))", &a),
+            Ok(json!(false))
+        );
     }
 
     #[test]

@@ -69,6 +69,14 @@ struct State<R> {
     /// Requests submitted whose answer has not been sent yet.
     unsent: usize,
     closing: bool,
+    /// Workers waiting for a task: a submit wakes one only if there is one
+    /// (waking a condvar is a system call, paid per request otherwise).
+    idle: usize,
+    /// Whether the clock sleeps with no deadline to wait for. Deadlines are
+    /// the submit time plus one constant, so a new task's deadline is never
+    /// earlier than one the clock already waits for: it needs waking only
+    /// when it waits for none.
+    clock_idle: bool,
 }
 
 struct Shared<R, A, S> {
@@ -108,6 +116,8 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
                 threads: 0,
                 unsent: 0,
                 closing: false,
+                idle: 0,
+                clock_idle: false,
             }),
             work: Condvar::new(),
             clock: Condvar::new(),
@@ -140,9 +150,14 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
         let mut st = self.shared.lock();
         st.queue.push_back(task);
         st.unsent += 1;
+        let (wake_worker, wake_clock) = (st.idle > 0, st.clock_idle);
         drop(st);
-        self.shared.work.notify_one();
-        self.shared.clock.notify_all();
+        if wake_worker {
+            self.shared.work.notify_one();
+        }
+        if wake_clock {
+            self.shared.clock.notify_all();
+        }
     }
 
     /// Waits until every request submitted has been answered (by its worker
@@ -209,7 +224,9 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
                     st.active -= 1;
                     return;
                 }
+                st.idle += 1;
                 st = shared.work.wait(st).unwrap_or_else(|p| p.into_inner());
+                st.idle -= 1;
             }
         };
         let answer = shared.server.decide(&task.request);
@@ -223,7 +240,10 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
         }
         let at = st.running.iter().position(|(t, ..)| Arc::ptr_eq(t, &task));
         let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
-        shared.clock.notify_all();
+        if st.closing {
+            // `finish` waits for the last answer to be sent.
+            shared.clock.notify_all();
+        }
         if written_off {
             // A replacement took this worker's place; rejoin only if the
             // pool is short (its replacement could not be started).
@@ -289,11 +309,13 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
         let wait = next.map_or(Duration::from_secs(3600), |d| {
             d.saturating_duration_since(now)
         });
+        st.clock_idle = next.is_none();
         st = shared
             .clock
             .wait_timeout(st, wait.max(Duration::from_millis(1)))
             .map(|(g, _)| g)
             .unwrap_or_else(|p| p.into_inner().0);
+        st.clock_idle = false;
     }
 }
 
