@@ -475,6 +475,20 @@ pub struct ShellMatch {
     #[serde(default)]
     #[schemars(example = serde_json::json!(["root", "home", "system", "project_root", "git_dir", "outside", "unknown"]))]
     pub target: Option<Vec<TargetClassName>>,
+    /// Paths the line must not change: at least one path a command writes,
+    /// deletes, moves, links or changes the mode of (redirections `>`/`>>`,
+    /// `tee`, `cp`/`install`/`ln`/`scp`/`rsync` destinations, `ln`'s
+    /// sources, `sed -i`/`perl -i` files, `curl -o`/`wget -O`, editors,
+    /// `tar -x -C`, and the `target` operands) matches one of these globs,
+    /// or is a directory holding the literal part of one (`rm -rf
+    /// ~/.claude` for `~/.claude/settings.json`). Globs as in `path: glob`,
+    /// compared in ASCII lower case (case-insensitive file systems). A
+    /// written path only known at run time matches when the line names a
+    /// directory of these globs that starts with `.` or holds a `-`
+    /// (`F=~/.claude/x; echo > $F`).
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["~/.claude/settings.json", ".claude/settings.local.json"]))]
+    pub writes: Option<StringList>,
     /// Match lines whose programs cannot be known statically: a variable or
     /// substitution as the program, `eval` of non-literal text, a shell
     /// reading commands from a pipe, interpreter code that computes what it

@@ -7,7 +7,7 @@
 //! command.runsWith('rm', ['-r|-R|--recursive', '-f'])  ... with all these flags
 //! command.shellOpaque()                                some program cannot be known statically
 //! command.shellCommands()                              [{program, path, args, flags, wrappers, via, call}]
-//! command.shellCommands(project_root)                  ... each with targets: [{raw, path, class}]
+//! command.shellCommands(project_root)                  ... each with targets and writes: [{raw, path, class}]
 //! url.urlClass()                                       'loopback', 'private', 'public', ...
 //! url.isInternalUrl()                                  any class but public
 //! url.urlHost()                                        the normalised host
@@ -101,31 +101,32 @@ fn commands_list(line: &str, root: Option<&str>) -> CelList<'static> {
                 Box::new(CelString::from(c.call.unwrap_or_default())),
             );
             if let Some(root) = root {
-                let targets = c
-                    .targets
-                    .iter()
-                    .map(|t| {
-                        let resolved = crate::shell::resolve_target(t, root, home.as_deref());
-                        let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
-                        target.insert(
-                            "raw".to_string().into(),
-                            Box::new(CelString::from(resolved.raw)),
-                        );
-                        target.insert(
-                            "path".to_string().into(),
-                            Box::new(CelString::from(resolved.path)),
-                        );
-                        target.insert(
-                            "class".to_string().into(),
-                            Box::new(CelString::from(resolved.class.as_str().to_string())),
-                        );
-                        Box::new(CelMap::from(target)) as Box<dyn Val>
-                    })
-                    .collect::<Vec<_>>();
-                map.insert(
-                    "targets".to_string().into(),
-                    Box::new(CelList::from(targets)),
-                );
+                let located = |list: &[crate::shell::Target]| {
+                    let items = list
+                        .iter()
+                        .flat_map(|t| crate::shell::resolve_target_all(t, root, home.as_deref()))
+                        .map(|resolved| {
+                            let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> =
+                                HashMap::new();
+                            target.insert(
+                                "raw".to_string().into(),
+                                Box::new(CelString::from(resolved.raw)),
+                            );
+                            target.insert(
+                                "path".to_string().into(),
+                                Box::new(CelString::from(resolved.path)),
+                            );
+                            target.insert(
+                                "class".to_string().into(),
+                                Box::new(CelString::from(resolved.class.as_str().to_string())),
+                            );
+                            Box::new(CelMap::from(target)) as Box<dyn Val>
+                        })
+                        .collect::<Vec<_>>();
+                    Box::new(CelList::from(items)) as Box<dyn Val>
+                };
+                map.insert("targets".to_string().into(), located(&c.targets));
+                map.insert("writes".to_string().into(), located(&c.writes));
             }
             Box::new(CelMap::from(map)) as Box<dyn Val>
         })
