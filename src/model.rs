@@ -105,7 +105,9 @@ pub struct PackException {
     pub rules: StringList,
     /// Path globs, resolved like the `path:` matcher's (relative to the
     /// project root, `~/` for home, after `..` and `.` are removed): the
-    /// rules do not apply to a path matching one of them.
+    /// rules do not apply to a path matching one of them, nor to a shell
+    /// command line every path of which (what it deletes, moves, changes or
+    /// writes) is known and matches one of them.
     #[serde(default)]
     #[schemars(example = serde_json::json!(["config/.env.example", "tests/fixtures/**"]))]
     pub paths: Option<Vec<String>>,
