@@ -593,6 +593,34 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
     );
 }
 
+/// Log-only is per rule: `sudo bash` with the root-shell rule in log-only
+/// is still denied as a line whose commands cannot be known; with the whole
+/// pack in log-only it passes.
+#[test]
+fn log_only_on_the_root_shell_rule_leaves_the_opaque_rule_in_force() {
+    let dir = TempDir::new("packs-log-root-shell");
+    let rule = dir.write(
+        "rule.yaml",
+        "version: 1\npacks:\n  enable: [core]\n  outcome: { core.root-shell: log }\n",
+    );
+    let reply = eval_shell(&[&rule], "sudo bash");
+    assert!(denied(&reply), "{reply}");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[hook-policy rule: core.opaque-command]"),
+        "{reply}"
+    );
+    // `sudo bash -c 'make install'` runs only what it shows: log-only.
+    assert_eq!(eval_shell(&[&rule], "sudo bash -c 'make install'"), json!({}));
+    let pack = dir.write(
+        "pack.yaml",
+        "version: 1\npacks:\n  enable: [core]\n  outcome: { core: log }\n",
+    );
+    assert_eq!(eval_shell(&[&pack], "sudo bash"), json!({}));
+}
+
 /// A pack file of a shipped pack's name stands in for it only from the same
 /// layer or an earlier one: a project cannot empty a pack the base enabled.
 #[test]
