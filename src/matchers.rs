@@ -629,10 +629,12 @@ pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
     }
     let write_names = write_names(&writes);
     let matcher = ShellMatcher {
+        // Program names are compared in lower case, as the analysis
+        // reports them (see `SimpleCommand::program`).
         programs: m
             .program
             .as_ref()
-            .map(|p| p.items().to_vec())
+            .map(|p| p.items().iter().map(|n| n.to_ascii_lowercase()).collect())
             .unwrap_or_default(),
         flags,
         any_flag,

@@ -450,7 +450,9 @@ impl JsonSchema for StringList {
 #[serde(deny_unknown_fields)]
 pub struct ShellMatch {
     /// Program name(s), compared with the basename after quotes, escapes and
-    /// wrappers are removed: `/usr/bin/rm`, `'rm'`, `r\m` and `sudo rm` are all `rm`.
+    /// wrappers are removed, ignoring ASCII case (macOS and Windows file
+    /// systems run `rm` for `RM`): `/usr/bin/rm`, `'rm'`, `r\m`, `RM` and
+    /// `sudo rm` are all `rm`.
     #[serde(default)]
     #[schemars(example = &"rm", example = serde_json::json!(["curl", "wget"]))]
     pub program: Option<StringList>,

@@ -613,7 +613,10 @@ fn log_only_on_the_root_shell_rule_leaves_the_opaque_rule_in_force() {
         "{reply}"
     );
     // `sudo bash -c 'make install'` runs only what it shows: log-only.
-    assert_eq!(eval_shell(&[&rule], "sudo bash -c 'make install'"), json!({}));
+    assert_eq!(
+        eval_shell(&[&rule], "sudo bash -c 'make install'"),
+        json!({})
+    );
     let pack = dir.write(
         "pack.yaml",
         "version: 1\npacks:\n  enable: [core]\n  outcome: { core: log }\n",

@@ -144,7 +144,7 @@ fn runs(line: &CelString<'_>, program: &CelString<'_>) -> CelBool {
         analysis
             .commands
             .iter()
-            .any(|c| c.program == program.inner()),
+            .any(|c| c.program.eq_ignore_ascii_case(program.inner())),
     )
 }
 
@@ -164,10 +164,9 @@ fn runs_with(
         specs.push(s.inner().to_string());
     }
     let analysis = crate::matchers::analyze_shell(line.inner());
-    let found = analysis
-        .commands
-        .iter()
-        .any(|c| c.program == program.inner() && specs.iter().all(|s| c.has_flag(s)));
+    let found = analysis.commands.iter().any(|c| {
+        c.program.eq_ignore_ascii_case(program.inner()) && specs.iter().all(|s| c.has_flag(s))
+    });
     Ok(CelBool::from(found))
 }
 

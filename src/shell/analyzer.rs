@@ -191,6 +191,12 @@ impl Analyzer {
             analyzer.note_in(OpaqueKind::TooComplex, detail, &context.via);
         };
         let mut route = self.route;
+        // The pipeline shortcut shows pipes as `;`, which would let a `cd`
+        // in a pipeline stage seem to move the shell: a line that may
+        // change directory is read as written.
+        if super::cwd::may_change_directory(source) {
+            route = Route::Exact;
+        }
         let (parsed, walked) = 'parse: loop {
             let mut parsed = match syntax::parse(source, &mut self.budget, route) {
                 Ok(parsed) => parsed,
@@ -321,7 +327,10 @@ impl Analyzer {
         };
         let program_path = program_word.text.clone();
         let program = if program_word.is_static() {
-            basename(&program_path).to_string()
+            // macOS and Windows file systems ignore case: `GIT` and
+            // `/usr/bin/Git` run git there. Shell builtins keep their case
+            // (`CD` is not `cd`), which `cwd` checks on the words as written.
+            basename(&program_path).to_ascii_lowercase()
         } else {
             let why = if program_word.literal {
                 "is a glob or brace pattern"

@@ -13,9 +13,10 @@
 //! - Subshells, pipeline stages, `$(...)` and background jobs (`&`) change
 //!   nothing after them.
 //! - A loop or function whose body changes directory, `popd`, `cd -`, a
-//!   target that is not literal, `CDPATH` on the line, `eval` of code that
-//!   mentions a directory change, or a program only known at run time make
-//!   the place unknown from there on.
+//!   target that is not literal, `CDPATH` on the line, or `eval` of code
+//!   that mentions a directory change make the place unknown from there on.
+//!   (A program only known at run time, which could be `cd`, makes the line
+//!   opaque, which `core.opaque-command` refuses.)
 //!
 //! Directories are kept as written (`src`, `/tmp/x`, `~/.claude`) and joined
 //! lexically; they are resolved against the project root and home only when
@@ -190,7 +191,7 @@ impl Walk<'_> {
         while let Some(n) = stack.pop() {
             if n.kind() == "command" {
                 if let Some(program) = self.program(n) {
-                    if changes_directory(&program.text) || !program.is_static() {
+                    if changes_directory(&program.text) {
                         return true;
                     }
                     if program.text == "eval"
@@ -344,9 +345,7 @@ impl Walk<'_> {
 
     fn has_directory_change_anywhere(&self) -> bool {
         // Cheap text test; only used to decide about function bodies.
-        ["cd", "pushd", "popd", "chdir", "eval", "$"]
-            .iter()
-            .any(|w| self.src.contains(w))
+        may_change_directory(self.src)
     }
 
     /// Statements in order; a statement followed by `&` runs in the
@@ -487,13 +486,9 @@ impl Walk<'_> {
         let Some(program) = words.next() else {
             return Flow::same(places);
         };
-        if !program.is_static() {
-            // Could be `cd` spelled through a variable.
-            return Flow {
-                ok: places.with_unknown(),
-                fail: places.with_unknown(),
-            };
-        }
+        // A program only known at run time (`$X /`) could be `cd`; such a
+        // line is opaque, which `core.opaque-command` refuses, so it is not
+        // also taken to move here.
         let name = program.text.as_str();
         if name == "eval" {
             let text = words::node_text(node, self.src);
@@ -581,6 +576,15 @@ fn mentions_directory_change(text: &str) -> bool {
         .any(|w| text.contains(w))
 }
 
+/// True when a script may change directory at all: it names `cd`,
+/// `pushd`, `popd`, `chdir` or `eval`. Other scripts run every command
+/// where they started, and need no walk.
+pub fn may_change_directory(src: &str) -> bool {
+    ["cd", "pushd", "popd", "chdir", "eval"]
+        .iter()
+        .any(|w| memchr::memmem::find(src.as_bytes(), w.as_bytes()).is_some())
+}
+
 fn is_command(node: Node<'_>) -> bool {
     matches!(
         node.kind(),
@@ -666,6 +670,17 @@ mod tests {
         ] {
             assert_eq!(rm_class(line), Unknown, "{line}");
         }
+    }
+
+    #[test]
+    fn program_names_are_compared_in_lower_case_but_builtins_keep_theirs() {
+        let a = analyze("SUDO /usr/bin/RM -rf /srv; GIT reset --hard");
+        let programs: Vec<&str> = a.programs().collect();
+        assert_eq!(programs, ["rm", "git"]);
+        assert_eq!(a.commands[0].wrappers, ["sudo"]);
+        assert_eq!(a.commands[0].program_path, "/usr/bin/RM");
+        // `CD` is no builtin: on macOS /usr/bin/cd changes its own directory only.
+        assert_eq!(rm_class("CD / && rm -rf usr"), TargetClass::InsideProject);
     }
 
     #[test]

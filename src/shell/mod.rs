@@ -96,9 +96,10 @@ pub enum OpaqueKind {
 /// One simple command (program plus arguments) that may run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimpleCommand {
-    /// Program name: unquoted, unescaped, basename (`/usr/bin/rm`, `'rm'`,
-    /// `r\m`, `"r"m` are all `rm`). A dynamic program is kept as written
-    /// minus quotes (`$CMD`).
+    /// Program name: unquoted, unescaped, basename, in ASCII lower case
+    /// (`/usr/bin/rm`, `'rm'`, `r\m`, `"r"m` and `RM` are all `rm`: file
+    /// systems that ignore case, macOS and Windows by default, run `rm` for
+    /// `RM`). A dynamic program is kept as written minus quotes (`$CMD`).
     pub program: String,
     /// Program as written, unquoted (`/usr/bin/rm`).
     pub program_path: String,

@@ -81,9 +81,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     let mut deferred: HashMap<usize, FoundCommand> = HashMap::new();
     // Where each command runs; only worth working out when the line may
     // change directory at all (see `cwd`).
-    let may_move = ["cd", "pushd", "popd", "chdir", "$", "`"]
-        .iter()
-        .any(|w| src.contains(w));
+    let may_move = cwd::may_change_directory(src);
     let places = if may_move {
         cwd::places(tree.root_node(), src)
     } else {

@@ -429,11 +429,11 @@ pub fn strip(mut words: Vec<Word>) -> Stripped {
         let Some(spec) = words
             .first()
             .and_then(Word::static_text)
-            .and_then(|p| spec_for(basename(p)))
+            .and_then(|p| spec_for(&basename(p).to_ascii_lowercase()))
         else {
             break;
         };
-        let name = basename(&words[0].text).to_string();
+        let name = basename(&words[0].text).to_ascii_lowercase();
         match skip_options(spec, &name, &words) {
             Skip::Command {
                 start,
