@@ -534,7 +534,8 @@ impl Walk<'_> {
     /// The directory a `cd` operand names, when it is known: literal text,
     /// or `$HOME`/`$PWD` followed by literal text.
     fn directory(&self, word: &Word) -> Option<String> {
-        let text = if word.is_static() {
+        // A glob (`cd ~/.cl*`) is kept: the place is matched as a pattern.
+        let text = if word.literal {
             word.text.clone()
         } else {
             let t = word.text.as_str();

@@ -689,13 +689,18 @@ fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) ->
     let Some(text) = expand_known_variables(target, root, place) else {
         return unknown();
     };
+    let mut pattern = target.pattern;
     let text = if text.starts_with('/') || text == "~" || text.starts_with("~/") {
         text
     } else {
         match place {
             Place::Start => text,
-            // Relative to a directory the line changed to.
-            Place::Dir(dir) => format!("{}/{text}", dir.trim_end_matches('/')),
+            // Relative to a directory the line changed to; a glob there
+            // (`cd ~/.cl*`) makes the whole path a pattern.
+            Place::Dir(dir) => {
+                pattern |= dir.contains(['*', '?', '[']);
+                format!("{}/{text}", dir.trim_end_matches('/'))
+            }
             Place::Unknown => return unknown(),
         }
     };
@@ -721,7 +726,7 @@ fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) ->
     let root = paths::normalize(root, "/", None);
     let home = home.map(|h| paths::normalize(h, "/", None));
     let home = home.as_deref();
-    if target.pattern {
+    if pattern {
         let (dir, first_glob) = split_pattern(&text);
         let rest = pattern_rest(&text, dir);
         let dir = paths::normalize(dir, &root, home);

@@ -434,3 +434,37 @@ fn file_writes_copies_and_links_in_code_are_reported_as_commands() {
         );
     }
 }
+
+#[test]
+fn sed_and_awk_output_files_are_writes() {
+    for line in [
+        "sed -n 'w /etc/x' in.txt",
+        "sed -e '1W /etc/x' in.txt",
+        "sed 's/a/b/w /etc/x' in.txt",
+        r#"awk '{ print > "/etc/x" }' in.txt"#,
+        r#"awk 'BEGIN { printf "" >> "/etc/x" }'"#,
+    ] {
+        let a = analyze(line);
+        let written = a
+            .commands
+            .iter()
+            .flat_map(|c| &c.writes)
+            .any(|t| t.text == "/etc/x");
+        assert!(written, "{line}: {:?}", commands(&a));
+    }
+    let a = analyze("sed -n 'w /dev/stdout' in.txt");
+    assert!(a.commands.iter().all(|c| c.writes.is_empty()));
+}
+
+#[test]
+fn an_alias_defined_on_the_line_makes_it_opaque_and_its_value_is_read() {
+    let a = analyze("alias r=rm; r -rf ~");
+    assert!(a.has_opaque(OpaqueKind::DynamicProgram));
+    let a = analyze("alias wipe='rm -rf ~'");
+    assert!(caught("alias wipe='rm -rf ~'"));
+    assert!(
+        commands(&a).iter().any(|c| c == "rm -rf ~"),
+        "{:?}",
+        commands(&a)
+    );
+}
