@@ -154,6 +154,7 @@ pub fn places(root: Node<'_>, src: &str) -> HashMap<usize, Places> {
         src,
         at: HashMap::new(),
         cdpath: src.contains("CDPATH"),
+        lastpipe: src.contains("lastpipe"),
     };
     walk.flow(root, &Places::start(), 0);
     walk.at
@@ -163,6 +164,8 @@ struct Walk<'s> {
     src: &'s str,
     at: HashMap<usize, Places>,
     cdpath: bool,
+    /// `shopt -s lastpipe` runs a pipeline's last stage in the shell itself.
+    lastpipe: bool,
 }
 
 /// Program names that change the shell's own directory.
@@ -209,10 +212,7 @@ impl Walk<'_> {
     /// The program word of a command, past `builtin` and `command`.
     fn program(&self, command: Node<'_>) -> Option<Word> {
         let words = self.words(command);
-        let mut iter = words.into_iter().skip_while(|w| {
-            w.static_text()
-                .is_some_and(|t| t == "builtin" || t == "command")
-        });
+        let mut iter = words.into_iter().skip_while(is_prefix);
         iter.next()
     }
 
@@ -278,12 +278,18 @@ impl Walk<'_> {
                 }
             }
             "pipeline" => {
-                // Each stage runs in a child process.
+                // Each stage runs in a child process, the last one in the
+                // shell itself under `lastpipe`.
                 let mut cursor = node.walk();
+                let mut last = Flow::same(places);
                 for child in node.named_children(&mut cursor) {
-                    self.flow(child, places, depth);
+                    last = self.flow(child, places, depth);
                 }
-                Flow::same(places)
+                if self.lastpipe {
+                    Flow::same(&places.union(&last.any()))
+                } else {
+                    Flow::same(places)
+                }
             }
             "subshell" | "command_substitution" | "process_substitution" => {
                 self.sequence(node, places, depth);
@@ -479,10 +485,7 @@ impl Walk<'_> {
 
     fn command(&mut self, node: Node<'_>, places: &Places) -> Flow {
         let words = self.words(node);
-        let mut words = words.into_iter().skip_while(|w| {
-            w.static_text()
-                .is_some_and(|t| t == "builtin" || t == "command")
-        });
+        let mut words = words.into_iter().skip_while(is_prefix);
         let Some(program) = words.next() else {
             return Flow::same(places);
         };
@@ -512,6 +515,8 @@ impl Walk<'_> {
         let target = match (name, operand) {
             ("popd", _) => None,
             ("pushd", None) => None,
+            // `pushd +N` / `-N` rotate the directory stack.
+            ("pushd", Some(w)) if w.text.starts_with(['+', '-']) => None,
             (_, None) => Some("~".to_string()),
             (_, Some(w)) => self.directory(w),
         };
@@ -568,6 +573,13 @@ impl Walk<'_> {
         }
         Some(text)
     }
+}
+
+/// Words in front of a builtin that still run it in the shell itself:
+/// `builtin cd`, `command cd`, `time cd`, `time -p cd`.
+fn is_prefix(word: &Word) -> bool {
+    word.static_text()
+        .is_some_and(|t| matches!(t, "builtin" | "command" | "time" | "-p"))
 }
 
 /// `eval` code that may change directory.
@@ -631,6 +643,13 @@ mod tests {
             ("cd $HOME/.cache && rm -rf pip", Outside),
             ("cd src; cd ..; rm -rf .git", GitDir),
             ("pushd /etc && rm -rf ssl", System),
+            ("time cd / && rm -rf usr", System),
+            ("time -p cd / && rm -rf usr", System),
+            ("command cd / && rm -rf usr", System),
+            ("true | cd /; rm -rf dist", InsideProject),
+            ("shopt -s lastpipe; true | cd /; rm -rf usr", System),
+            ("cd src; cd ..; rm -rf target", Outside),
+            ("cd src && cd .. && rm -rf target", InsideProject),
         ] {
             assert_eq!(rm_class(line), want, "{line}");
         }
@@ -659,6 +678,7 @@ mod tests {
             "f() { cd /; }; f; rm -rf build",
             "CDPATH=/ cd etc; rm -rf ssl",
             "eval 'cd /'; rm -rf usr",
+            "pushd /tmp; pushd +1; rm -rf build",
             "cd ~other && rm -rf x",
             "sudo -i rm -rf build",
             "sudo -D /etc rm -rf ssl",
