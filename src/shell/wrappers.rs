@@ -116,7 +116,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         names: &["env"],
-        short_value: "uCSa",
+        short_value: "uCSaP",
         long_value: &["unset", "chdir", "split-string", "argv0"],
         assignments: true,
         ..BASE
