@@ -156,6 +156,25 @@ impl Analyzer {
 
     fn finish(mut self) -> ShellAnalysis {
         self.commands.sort_by(|a, b| a.0.cmp(&b.0));
+        // Where aliases are expanded (the shells some agents run commands
+        // in enable them), `alias r=rm; r -rf ~` runs rm: a name the line
+        // defines as an alias and also runs is not known statically.
+        let aliases: Vec<String> = self
+            .commands
+            .iter()
+            .filter(|(_, c)| c.program == "alias")
+            .flat_map(|(_, c)| c.args.iter())
+            .filter_map(|a| a.split_once('=').map(|(name, _)| name.to_ascii_lowercase()))
+            .filter(|name| !name.is_empty() && !name.starts_with('-'))
+            .collect();
+        if let Some(name) = aliases.iter().find(|name| {
+            self.commands
+                .iter()
+                .any(|(_, c)| &c.program == *name && !c.via.iter().any(|v| v == "alias"))
+        }) {
+            let detail = format!("`{name}` is defined as an alias on the line: where aliases are expanded it runs what the alias stands for");
+            self.note(OpaqueKind::DynamicProgram, detail);
+        }
         ShellAnalysis {
             commands: self.commands.into_iter().map(|(_, c)| c).collect(),
             opaque: self.opaque,

@@ -238,6 +238,9 @@ impl Walk<'_> {
             return Flow::same(&unknown);
         }
         let depth = depth + 1;
+        // Every node starts here (a compound command's redirections are
+        // opened where it starts); commands inside record their own place.
+        self.at.insert(node.id(), places.clone());
         match node.kind() {
             "program" | "compound_statement" | "do_group" | "else_clause" => {
                 self.sequence(node, places, depth)

@@ -763,10 +763,9 @@ fn switch_user(program: &str, args: &[Word], launch: &mut Launch) {
     }
 }
 
-/// `alias name=value`: where aliases are expanded (the shells some agents
-/// run commands in enable them), a later `name ...` runs `value ...`, which
-/// the analysis does not substitute: the line is opaque, and the value is
-/// read as code too.
+/// `alias name=value`: the value is read as code (it runs wherever the
+/// name is used); a line that also uses the name is opaque (see the
+/// analyzer's `finish`).
 fn alias(args: &[Word], launch: &mut Launch) {
     for word in args {
         let Some((name, value)) = word.text.split_once('=') else {
@@ -775,12 +774,6 @@ fn alias(args: &[Word], launch: &mut Launch) {
         if name.is_empty() || name.starts_with('-') {
             continue;
         }
-        launch.opaque.push((
-            OpaqueKind::DynamicProgram,
-            format!(
-                "alias `{name}` is defined on the line: a later `{name}` runs what it stands for"
-            ),
-        ));
         launch.nested.push(Nested::Script {
             source: value.to_string(),
             via: "alias".into(),

@@ -270,6 +270,25 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
+/// The node redirections written after `body` bind to when it is not a
+/// simple command: the last compound command of a pipeline or list.
+fn redirect_holder(body: Node<'_>) -> Option<Node<'_>> {
+    let mut node = body;
+    loop {
+        match node.kind() {
+            "pipeline" | "list" | "negated_command" => {
+                let mut cursor = node.walk();
+                node = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .last()?;
+            }
+            "redirected_statement" => node = node.child_by_field_name("body")?,
+            _ => return Some(node),
+        }
+    }
+}
+
 /// What the white space between the children of nodes held.
 #[derive(Default)]
 pub struct GapFindings {
@@ -463,8 +482,12 @@ fn remember_redirects<'t>(
                 .filter_map(|r| written_file(*r, src))
                 .collect();
             if !writes.is_empty() {
+                // Stands where the compound command the redirection binds
+                // to starts (the last stage of a pipeline), whichever way
+                // the grammar grouped the statement.
+                let holder = redirect_holder(body).map(|n| n.id());
                 return Some((
-                    None,
+                    holder,
                     FoundCommand {
                         words: vec![Word::literal(":")],
                         assignments: Vec::new(),
