@@ -154,8 +154,14 @@ impl ShellMatcher {
             || !self.writes.is_empty()
     }
 
-    /// The guarded paths for this root and home, compiled once per pair.
-    fn guarded(&self, root: &str, home: Option<&str>) -> Option<paths::GuardedPaths> {
+    /// The guarded paths compiled for this root and home (once per pair),
+    /// held under the cache's lock.
+    fn guarded(
+        &self,
+        root: &str,
+        home: Option<&str>,
+    ) -> Option<std::sync::MutexGuard<'_, Option<(String, Option<String>, paths::GuardedPaths)>>>
+    {
         let mut cache = self
             .compiled_writes
             .lock()
@@ -166,7 +172,7 @@ impl ShellMatcher {
             let guarded = paths::GuardedPaths::new(&patterns, root, home).ok()?;
             *cache = Some((root.to_string(), home.map(str::to_string), guarded));
         }
-        cache.as_ref().map(|(_, _, g)| g.clone())
+        Some(cache)
     }
 
     /// The first path `command` writes that touches a guarded path:
@@ -228,11 +234,22 @@ impl ShellMatcher {
         if !self.has_command_criteria() {
             return None;
         }
-        let guarded = if self.writes.is_empty() {
+        // Most lines write nothing: the globs are compiled only for one
+        // that does.
+        if !self.writes.is_empty()
+            && analysis
+                .commands
+                .iter()
+                .all(|c| c.targets.is_empty() && c.writes.is_empty())
+        {
+            return None;
+        }
+        let cache = if self.writes.is_empty() {
             None
         } else {
             Some(self.guarded(root, home)?)
         };
+        let guarded = cache.as_ref().and_then(|c| c.as_ref()).map(|(_, _, g)| g);
         analysis.commands.iter().find_map(|c| {
             let program_ok = self.programs.is_empty() || self.programs.contains(&c.program);
             let flags_ok = self.flags.iter().all(|f| c.has_flag(f));
@@ -255,7 +272,7 @@ impl ShellMatcher {
                 });
                 Some(found?)
             };
-            let write = match &guarded {
+            let write = match guarded {
                 Some(g) => Some(self.guarded_write(c, g, line, root, home)?),
                 None => None,
             };
