@@ -201,6 +201,7 @@ pub fn written_operands(program: &str, args: &[Word]) -> Vec<Target> {
         "sed" | "gsed" | "perl" => in_place_files(program, args),
         "curl" | "wget" => download_outputs(args),
         "tar" | "bsdtar" | "gtar" | "unzip" | "7z" | "7za" => extract_destination(program, args),
+        "git" => git_paths(args),
         _ => Vec::new(),
     }
 }
@@ -275,12 +276,39 @@ fn copy_destinations(program: &str, args: &[Word]) -> Vec<Target> {
             ..destination
         });
     }
-    if program == "ln" {
-        // A link to a guarded file, or to a directory holding one, is a
-        // second name to write it through.
+    // A link to a guarded file, or to a directory holding one, is a second
+    // name to write it through: `ln`, and `cp -s`/`-l` (symbolic and hard
+    // links instead of copies).
+    let links = program == "ln"
+        || program == "cp"
+            && args.iter().any(|w| {
+                matches!(w.text.as_str(), "--symbolic-link" | "--link")
+                    || w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && w.text.contains(['s', 'l'])
+            });
+    if links {
         out.extend(sources.into_iter().cloned());
     }
     out
+}
+
+/// `git rm` and `git mv` delete and move their paths like `rm` and `mv`
+/// (global options with a value, `-C dir` and `-c key=value`, skipped).
+fn git_paths(args: &[Word]) -> Vec<Target> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            t if t.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    match args.get(i).map(|w| w.text.as_str()) {
+        Some("rm") => plain(&args[i + 1..], "", &["pathspec-from-file"]).0,
+        Some("mv") => plain(&args[i + 1..], "", &[]).0,
+        _ => Vec::new(),
+    }
 }
 
 fn in_place_files(program: &str, args: &[Word]) -> Vec<Target> {

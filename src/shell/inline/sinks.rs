@@ -161,10 +161,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 path: 0,
                 mode: None,
             },
-            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" | "os.link" => {
-                Copy
-            }
-            "os.symlink" => Link,
+            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" => Copy,
+            "os.symlink" | "os.link" => Link,
             "importlib.import_module"
             | "__import__"
             | "getattr"
@@ -217,10 +215,12 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 },
                 (
                     "fs" | "fs-extra" | "graceful-fs",
-                    "copyFile" | "copyFileSync" | "cp" | "cpSync" | "copy" | "copySync" | "link"
-                    | "linkSync",
+                    "copyFile" | "copyFileSync" | "cp" | "cpSync" | "copy" | "copySync",
                 ) => Copy,
-                ("fs" | "fs-extra" | "graceful-fs", "symlink" | "symlinkSync") => Link,
+                (
+                    "fs" | "fs-extra" | "graceful-fs",
+                    "symlink" | "symlinkSync" | "link" | "linkSync",
+                ) => Link,
                 ("process", "binding" | "dlopen") | ("Deno", _) => Opaque,
                 _ => return None,
             }
@@ -236,8 +236,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 ("unlink" | "CORE.unlink", _) => Delete { recursive: false },
                 ("rmdir", _) => RmDir,
                 ("rename" | "File.Copy.move" | "move", _) => Move,
-                ("copy" | "File.Copy.copy" | "cp" | "link", _) => Copy,
-                ("symlink", _) => Link,
+                ("copy" | "File.Copy.copy" | "cp", _) => Copy,
+                ("symlink" | "link", _) => Link,
                 ("syscall", _) => Opaque,
                 _ => return None,
             }
@@ -295,8 +295,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 path: 0,
                 mode: Some(1),
             },
-            "copy" | "link" => Copy,
-            "symlink" => Link,
+            "copy" => Copy,
+            "symlink" | "link" => Link,
             _ => return None,
         },
         Lang::Awk => match name {
