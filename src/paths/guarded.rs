@@ -24,7 +24,7 @@
 //! match at any depth but have no literal part, so they never make a
 //! directory a holder (`**/x` would make every directory one).
 
-use super::{is_within, normalize, PathGlobSet, PathPatternError};
+use super::{normalize, PathGlobSet, PathPatternError};
 
 /// Guarded path globs, compiled for one project root and home.
 #[derive(Debug, Clone)]
@@ -100,6 +100,14 @@ impl GuardedPaths {
                 .all(|(name, glob)| component_matches(glob, name, dotglob))
         })
     }
+}
+
+/// Containment of two normalised absolute paths by whole components,
+/// without normalising them again (this runs for every written path).
+fn is_within(path: &str, dir: &str) -> bool {
+    dir == "/"
+        || path == dir
+        || path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
 }
 
 /// The directory holding `path` (`/` for a top-level name).
