@@ -16,6 +16,7 @@ use crate::url_class::{self, UrlClass, UrlInfo};
 use regex::Regex;
 use serde_json::Value as Json;
 use std::cell::OnceCell;
+use std::sync::Mutex;
 
 thread_local! {
     /// The last command line analysed on this thread. One decision asks for
@@ -115,6 +116,12 @@ pub struct ShellMatcher {
     arg: Option<Regex>,
     targets: Vec<TargetClass>,
     opaque: bool,
+    /// Guarded path globs (`writes:`), compiled for the last root and home.
+    writes: Vec<String>,
+    /// Directory names of `writes` that mark a line as naming a guarded
+    /// path (see `writes_named`).
+    write_names: Vec<String>,
+    compiled_writes: Mutex<Option<(String, Option<String>, paths::GuardedPaths)>>,
 }
 
 fn target_class(name: TargetClassName) -> TargetClass {
@@ -144,12 +151,79 @@ impl ShellMatcher {
             || !self.any_flag.is_empty()
             || self.arg.is_some()
             || !self.targets.is_empty()
+            || !self.writes.is_empty()
+    }
+
+    /// The guarded paths compiled for this root and home (once per pair),
+    /// held under the cache's lock.
+    fn guarded(
+        &self,
+        root: &str,
+        home: Option<&str>,
+    ) -> Option<std::sync::MutexGuard<'_, Option<(String, Option<String>, paths::GuardedPaths)>>>
+    {
+        let mut cache = self
+            .compiled_writes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
+        if fresh {
+            let patterns: Vec<&str> = self.writes.iter().map(String::as_str).collect();
+            let guarded = paths::GuardedPaths::new(&patterns, root, home).ok()?;
+            *cache = Some((root.to_string(), home.map(str::to_string), guarded));
+        }
+        Some(cache)
+    }
+
+    /// The first path `command` writes that touches a guarded path:
+    /// (as written, where it resolved).
+    fn guarded_write(
+        &self,
+        command: &shell::SimpleCommand,
+        guarded: &paths::GuardedPaths,
+        line: &str,
+        root: &str,
+        home: Option<&str>,
+    ) -> Option<(String, String)> {
+        let dotglob = line.contains("dotglob") || line.contains("GLOBIGNORE");
+        let named = self.writes_named(line);
+        // A mode or owner change acts on the files themselves: `chmod -R
+        // u+w .` changes the project's files, not where they are.
+        let modes = matches!(command.program.as_str(), "chmod" | "chown" | "chgrp");
+        command
+            .targets
+            .iter()
+            .chain(&command.writes)
+            .flat_map(|t| shell::resolve_target_all(t, root, home))
+            .find(|r| {
+                if r.class == TargetClass::Unknown {
+                    return named;
+                }
+                r.path.starts_with('/')
+                    && guarded.touches(&r.path, r.contents || modes, &r.rest, dotglob)
+            })
+            .map(|r| {
+                let place = if r.path.is_empty() {
+                    "not known before it runs".to_string()
+                } else {
+                    r.path
+                };
+                (r.raw, place)
+            })
+    }
+
+    /// True when the line names a directory of the guarded globs, so a
+    /// path it writes that is only known at run time may be one of them.
+    fn writes_named(&self, line: &str) -> bool {
+        let lower = line.to_ascii_lowercase();
+        self.write_names.iter().any(|n| lower.contains(n.as_str()))
     }
 
     /// Why it matched, or `None`. Targets are located against `root` and `home`.
     pub fn matches(
         &self,
         analysis: &ShellAnalysis,
+        line: &str,
         root: &str,
         home: Option<&str>,
     ) -> Option<String> {
@@ -160,6 +234,22 @@ impl ShellMatcher {
         if !self.has_command_criteria() {
             return None;
         }
+        // Most lines write nothing: the globs are compiled only for one
+        // that does.
+        if !self.writes.is_empty()
+            && analysis
+                .commands
+                .iter()
+                .all(|c| c.targets.is_empty() && c.writes.is_empty())
+        {
+            return None;
+        }
+        let cache = if self.writes.is_empty() {
+            None
+        } else {
+            Some(self.guarded(root, home)?)
+        };
+        let guarded = cache.as_ref().and_then(|c| c.as_ref()).map(|(_, _, g)| g);
         analysis.commands.iter().find_map(|c| {
             let program_ok = self.programs.is_empty() || self.programs.contains(&c.program);
             let flags_ok = self.flags.iter().all(|f| c.has_flag(f));
@@ -176,10 +266,15 @@ impl ShellMatcher {
                 None
             } else {
                 let found = c.targets.iter().find_map(|t| {
-                    let resolved = shell::resolve_target(t, root, home);
-                    self.targets.contains(&resolved.class).then_some(resolved)
+                    shell::resolve_target_all(t, root, home)
+                        .into_iter()
+                        .find(|resolved| self.targets.contains(&resolved.class))
                 });
                 Some(found?)
+            };
+            let write = match guarded {
+                Some(g) => Some(self.guarded_write(c, g, line, root, home)?),
+                None => None,
             };
             Some({
                 let mut how = c.program.clone();
@@ -199,6 +294,9 @@ impl ShellMatcher {
                         t.path.clone()
                     };
                     how = format!("{how} on `{}` ({}: {place})", t.raw, t.class.as_str());
+                }
+                if let Some((raw, place)) = write {
+                    how = format!("{how} writing `{raw}` ({place})");
                 }
                 format!("runs {how}")
             })
@@ -426,7 +524,10 @@ impl Matchers {
         let mut reasons = Vec::new();
         if let Some(m) = &self.shell {
             let analysis = subjects.shell();
-            match analysis.and_then(|a| m.matches(a, subjects.project_root, subjects.home)) {
+            match analysis.and_then(|a| {
+                let line = subjects.text(Subject::Command).unwrap_or("");
+                m.matches(a, line, subjects.project_root, subjects.home)
+            }) {
                 Some(r) => reasons.push(r),
                 None => {
                     // Commands that were never analysed may be the ones this
@@ -531,11 +632,34 @@ pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
     }
     check_flag_specs(&flags, "flags")?;
     check_flag_specs(&any_flag, "any_flag")?;
+    let writes: Vec<String> = m
+        .writes
+        .as_ref()
+        .map(|w| w.items().to_vec())
+        .unwrap_or_default();
+    if m.writes.is_some() && writes.is_empty() {
+        return Err(MatcherError {
+            key: "writes",
+            index: None,
+            message: "`writes` needs at least one path glob".into(),
+        });
+    }
+    let patterns: Vec<&str> = writes.iter().map(String::as_str).collect();
+    if let Err(e) = paths::GuardedPaths::new(&patterns, "/project", Some("/home/user")) {
+        return Err(MatcherError {
+            key: "writes",
+            index: Some(e.index),
+            message: format!("invalid glob `{}`: {}", e.pattern, e.reason),
+        });
+    }
+    let write_names = write_names(&writes);
     let matcher = ShellMatcher {
+        // Program names are compared in lower case, as the analysis
+        // reports them (see `SimpleCommand::program`).
         programs: m
             .program
             .as_ref()
-            .map(|p| p.items().to_vec())
+            .map(|p| p.items().iter().map(|n| n.to_ascii_lowercase()).collect())
             .unwrap_or_default(),
         flags,
         any_flag,
@@ -551,17 +675,41 @@ pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
             .map(|t| target_class(*t))
             .collect(),
         opaque: m.opaque.unwrap_or(false),
+        writes,
+        write_names,
+        compiled_writes: Mutex::new(None),
     };
     if !matcher.has_command_criteria() && !matcher.opaque {
         return Err(MatcherError {
             key: "shell",
             index: None,
             message:
-                "`shell` needs `program`, `flags`, `any_flag`, `arg`, `target` or `opaque: true`"
+                "`shell` needs `program`, `flags`, `any_flag`, `arg`, `target`, `writes` or `opaque: true`"
                     .into(),
         });
     }
     Ok(matcher)
+}
+
+/// The directory names of guarded globs distinctive enough to say a line
+/// is about them: those starting with `.` or holding a `-` (`.claude`,
+/// `hook-policy`), lower case.
+fn write_names(globs: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for glob in globs {
+        let mut parts: Vec<&str> = glob.split('/').collect();
+        parts.pop();
+        for part in parts {
+            let distinctive = (part.starts_with('.') && part.len() > 2) || part.contains('-');
+            if distinctive && !part.contains(['*', '?', '[', '{']) {
+                let lower = part.to_ascii_lowercase();
+                if !names.contains(&lower) {
+                    names.push(lower);
+                }
+            }
+        }
+    }
+    names
 }
 
 pub fn compile_url(m: &UrlMatch) -> Result<UrlMatcher, MatcherError> {

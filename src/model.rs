@@ -105,7 +105,9 @@ pub struct PackException {
     pub rules: StringList,
     /// Path globs, resolved like the `path:` matcher's (relative to the
     /// project root, `~/` for home, after `..` and `.` are removed): the
-    /// rules do not apply to a path matching one of them.
+    /// rules do not apply to a path matching one of them, nor to a shell
+    /// command line every path of which (what it deletes, moves, changes or
+    /// writes) is known and matches one of them.
     #[serde(default)]
     #[schemars(example = serde_json::json!(["config/.env.example", "tests/fixtures/**"]))]
     pub paths: Option<Vec<String>>,
@@ -448,7 +450,9 @@ impl JsonSchema for StringList {
 #[serde(deny_unknown_fields)]
 pub struct ShellMatch {
     /// Program name(s), compared with the basename after quotes, escapes and
-    /// wrappers are removed: `/usr/bin/rm`, `'rm'`, `r\m` and `sudo rm` are all `rm`.
+    /// wrappers are removed, ignoring ASCII case (macOS and Windows file
+    /// systems run `rm` for `RM`): `/usr/bin/rm`, `'rm'`, `r\m`, `RM` and
+    /// `sudo rm` are all `rm`.
     #[serde(default)]
     #[schemars(example = &"rm", example = serde_json::json!(["curl", "wget"]))]
     pub program: Option<StringList>,
@@ -475,6 +479,20 @@ pub struct ShellMatch {
     #[serde(default)]
     #[schemars(example = serde_json::json!(["root", "home", "system", "project_root", "git_dir", "outside", "unknown"]))]
     pub target: Option<Vec<TargetClassName>>,
+    /// Paths the line must not change: at least one path a command writes,
+    /// deletes, moves, links or changes the mode of (redirections `>`/`>>`,
+    /// `tee`, `cp`/`install`/`ln`/`scp`/`rsync` destinations, `ln`'s
+    /// sources, `sed -i`/`perl -i` files, `curl -o`/`wget -O`, editors,
+    /// `tar -x -C`, and the `target` operands) matches one of these globs,
+    /// or is a directory holding the literal part of one (`rm -rf
+    /// ~/.claude` for `~/.claude/settings.json`). Globs as in `path: glob`,
+    /// compared in ASCII lower case (case-insensitive file systems). A
+    /// written path only known at run time matches when the line names a
+    /// directory of these globs that starts with `.` or holds a `-`
+    /// (`F=~/.claude/x; echo > $F`).
+    #[serde(default)]
+    #[schemars(example = serde_json::json!(["~/.claude/settings.json", ".claude/settings.local.json"]))]
+    pub writes: Option<StringList>,
     /// Match lines whose programs cannot be known statically: a variable or
     /// substitution as the program, `eval` of non-literal text, a shell
     /// reading commands from a pipe, interpreter code that computes what it

@@ -469,7 +469,7 @@ fn policy_check_lints_test_files_named_or_found_in_directories() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         // The policy files, their test files, and the packs they enable.
-        stderr(&out).starts_with("ok: 28 file(s)"),
+        stderr(&out).starts_with("ok: 29 file(s)"),
         "{}",
         stderr(&out)
     );

@@ -112,12 +112,12 @@ fn check_names_every_wrong_reference_with_a_suggestion() {
         "p.yaml",
         "version: 1
 packs:
-  enable: [recomended, core, git]
+  enable: [recomended, core, git, urls]
   disable: [git.push-forc]
   outcome:
     corez: log
   except:
-    - rules: git.push-force
+    - rules: urls.loopback-names
       paths: [\"x/**\"]
     - rules: core.recursive-force-delete
       hosts: [\"*\"]
@@ -141,7 +141,8 @@ packs:
         "no pack named `corez`",
         "did you mean `core`?",
         "p.yaml:8:14",
-        "`git.push-force` never sees a path: this exception could never apply",
+        "`urls.loopback-names` never sees a path: this exception could never apply",
+        "paths exceptions apply to rules on",
         "p.yaml:11:15",
         "`*` would except every host",
         "exactly one of `paths`, `commands` and `hosts`",
@@ -324,6 +325,33 @@ packs:
     assert!(fetch("http://[::1]:3000/"));
 }
 
+/// A `paths` exception on a shell rule covers a command line only when
+/// every path it deletes, moves, changes or writes lies in its globs.
+#[test]
+fn path_exceptions_cover_shell_lines_whose_every_path_they_name() {
+    let dir = TempDir::new("packs-shell-paths");
+    dir.write(
+        "p.yaml",
+        "version: 1
+packs:
+  enable: [recommended]
+  except:
+    - rules: core.recursive-force-delete
+      paths: [\"/srv/scratch/**\"]
+      reason: the scratch disk is emptied by hand
+",
+    );
+    let ask = |command: &str| denied(&eval_shell(&[dir.path()], command));
+    assert!(!ask("rm -rf /srv/scratch/run-42"));
+    assert!(!ask("cd /srv/scratch && rm -rf run-42 run-43 2>/dev/null"));
+    assert!(ask("rm -rf /srv/scratch/run-42 /srv/data"));
+    assert!(ask("rm -rf /srv/scratch/../data"));
+    assert!(ask("rm -rf /srv/scratch/run-42; rm -rf ~"));
+    assert!(ask("rm -rf \"$SCRATCH\""));
+    // Other rules are not touched by it.
+    assert!(ask("echo '{}' > /srv/scratch/x; rm -rf ~/.claude"));
+}
+
 // `policy check` needs the reference CEL parser (not in the plugin build).
 #[cfg(feature = "reference-parser")]
 #[test]
@@ -428,7 +456,7 @@ fn log_only_in_chibi_replies_nothing_and_logs_what_it_would_have_done() {
     let dir = TempDir::new("packs-log-chibi");
     let p = dir.write("p.yaml", LOG_ONLY);
     let home = ChibiHome::install(&[&p]);
-    let payload = json!({"tool_name": "shell_exec", "command": "sudo rm -rf /"});
+    let payload = json!({"tool_name": "shell_exec", "command": "sudo rm -rf /srv"});
     let out = home.hook("pre_shell_exec", &payload);
     assert_eq!(stdout_json(&out), json!({}), "{}", stderr(&out));
     let ls = json!({"tool_name": "shell_exec", "command": "ls"});
@@ -565,6 +593,37 @@ fn policy_test_checks_log_only_expectations_and_counts_them_as_coverage() {
     );
 }
 
+/// Log-only is per rule: `sudo bash` with the root-shell rule in log-only
+/// is still denied as a line whose commands cannot be known; with the whole
+/// pack in log-only it passes.
+#[test]
+fn log_only_on_the_root_shell_rule_leaves_the_opaque_rule_in_force() {
+    let dir = TempDir::new("packs-log-root-shell");
+    let rule = dir.write(
+        "rule.yaml",
+        "version: 1\npacks:\n  enable: [core]\n  outcome: { core.root-shell: log }\n",
+    );
+    let reply = eval_shell(&[&rule], "sudo bash");
+    assert!(denied(&reply), "{reply}");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[hook-policy rule: core.opaque-command]"),
+        "{reply}"
+    );
+    // `sudo bash -c 'make install'` runs only what it shows: log-only.
+    assert_eq!(
+        eval_shell(&[&rule], "sudo bash -c 'make install'"),
+        json!({})
+    );
+    let pack = dir.write(
+        "pack.yaml",
+        "version: 1\npacks:\n  enable: [core]\n  outcome: { core: log }\n",
+    );
+    assert_eq!(eval_shell(&[&pack], "sudo bash"), json!({}));
+}
+
 /// A pack file of a shipped pack's name stands in for it only from the same
 /// layer or an earlier one: a project cannot empty a pack the base enabled.
 #[test]
@@ -575,8 +634,8 @@ fn only_the_enabling_layer_may_replace_a_shipped_pack() {
         "core.yaml",
         "version: 1\npack: { name: core, version: 9, description: Nothing. }\n",
     );
-    assert!(denied(&eval_shell(&[&base, &empty], "rm -rf /")));
-    assert_eq!(eval_shell(&[dir.path()], "rm -rf /"), json!({}));
+    assert!(denied(&eval_shell(&[&base, &empty], "rm -rf /srv")));
+    assert_eq!(eval_shell(&[dir.path()], "rm -rf /srv"), json!({}));
 }
 
 /// Pack files keep the pack contract: ids in the pack's namespace, a

@@ -255,7 +255,7 @@ fn before_tool_denies_rm_rf_in_every_spelling_and_lets_ls_through() {
         "sudo rm -fr /",
         "bash -c 'rm -r -f ~'",
         "rm --recursive --force /etc",
-        "cd /tmp && rm -R -f x",
+        "cd / && rm -R -f srv",
     ] {
         let reply = s.before_tool("exec", json!({"command": command}));
         assert_denied(&reply, "core.recursive-force-delete");

@@ -88,10 +88,15 @@ fn deletes_inside_the_project_and_temp_pass_and_the_rest_is_refused() {
         ("rm -rf ./*", None),
         ("rm -f src/*.o", None),
         ("rm -rf /home/u/proj/coverage", None),
-        // A line that changes directory leaves relative targets unknown
-        // (`cd / && rm -rf usr` must not read as inside the project).
+        // Relative targets are located from where `cd` took the shell
+        // (`cd / && rm -rf usr` must not read as inside the project); a
+        // place only known at run time leaves them unknown.
+        ("cd src && rm -rf __pycache__", None),
+        ("rm -rf dist; cd src && ls", None),
+        ("cd / && rm -rf usr", Some("delete-outside-project")),
+        ("cd /nowhere; rm -rf ../x", Some("delete-outside-project")),
         (
-            "cd src && rm -rf __pycache__",
+            "cd \"$DIR\" && rm -rf build",
             Some("delete-outside-project"),
         ),
         ("find . -name '*.pyc' -delete", None),

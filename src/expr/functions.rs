@@ -7,7 +7,7 @@
 //! command.runsWith('rm', ['-r|-R|--recursive', '-f'])  ... with all these flags
 //! command.shellOpaque()                                some program cannot be known statically
 //! command.shellCommands()                              [{program, path, args, flags, wrappers, via, call}]
-//! command.shellCommands(project_root)                  ... each with targets: [{raw, path, class}]
+//! command.shellCommands(project_root)                  ... each with targets and writes: [{raw, path, class}]
 //! url.urlClass()                                       'loopback', 'private', 'public', ...
 //! url.isInternalUrl()                                  any class but public
 //! url.urlHost()                                        the normalised host
@@ -123,28 +123,32 @@ fn command_views(line: &str, root: Option<&str>, home: Option<&str>) -> Vec<Comm
                 ),
             ];
             if let Some(root) = root {
-                let targets = c
-                    .targets
-                    .iter()
-                    .map(|t| {
-                        let resolved = crate::shell::resolve_target(t, root, home);
-                        let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
-                        target.insert(
-                            "raw".to_string().into(),
-                            Box::new(CelString::from(resolved.raw)),
-                        );
-                        target.insert(
-                            "path".to_string().into(),
-                            Box::new(CelString::from(resolved.path)),
-                        );
-                        target.insert(
-                            "class".to_string().into(),
-                            Box::new(CelString::from(resolved.class.as_str().to_string())),
-                        );
-                        Box::new(CelMap::from(target)) as Box<dyn Val>
-                    })
-                    .collect::<Vec<_>>();
-                fields.push(("targets", Box::new(CelList::from(targets))));
+                let located = |list: &[crate::shell::Target]| {
+                    let items = list
+                        .iter()
+                        .flat_map(|t| crate::shell::resolve_target_all(t, root, home))
+                        .map(|resolved| {
+                            let mut target: HashMap<CelMapKey<'static>, Box<dyn Val>> =
+                                HashMap::new();
+                            target.insert(
+                                "raw".to_string().into(),
+                                Box::new(CelString::from(resolved.raw)),
+                            );
+                            target.insert(
+                                "path".to_string().into(),
+                                Box::new(CelString::from(resolved.path)),
+                            );
+                            target.insert(
+                                "class".to_string().into(),
+                                Box::new(CelString::from(resolved.class.as_str().to_string())),
+                            );
+                            Box::new(CelMap::from(target)) as Box<dyn Val>
+                        })
+                        .collect::<Vec<_>>();
+                    Box::new(CelList::from(items)) as Box<dyn Val>
+                };
+                fields.push(("targets", located(&c.targets)));
+                fields.push(("writes", located(&c.writes)));
             }
             CommandView::new(fields)
         })
@@ -160,7 +164,7 @@ fn runs(line: &CelString<'_>, program: &CelString<'_>) -> Result<CelBool, Execut
     let found = analysis
         .commands
         .iter()
-        .any(|c| c.program == program.inner());
+        .any(|c| c.program.eq_ignore_ascii_case(program.inner()));
     not_found_for_sure("runs", found, &analysis)
 }
 
@@ -197,10 +201,9 @@ fn runs_with(
         specs.push(s.inner().to_string());
     }
     let analysis = crate::matchers::analyze_shell(line.inner());
-    let found = analysis
-        .commands
-        .iter()
-        .any(|c| c.program == program.inner() && specs.iter().all(|s| c.has_flag(s)));
+    let found = analysis.commands.iter().any(|c| {
+        c.program.eq_ignore_ascii_case(program.inner()) && specs.iter().all(|s| c.has_flag(s))
+    });
     not_found_for_sure("runsWith", found, &analysis)
 }
 

@@ -329,9 +329,15 @@ pub fn compose(loader: &mut Loader<'_>) {
                 let Some(target) = resolve(name, &at, &mut diags) else {
                     continue;
                 };
+                // A paths exception also applies to shell rules: to the
+                // paths a command line deletes, moves, changes or writes.
                 let applicable: Vec<usize> = rules_of(&target, rules)
                     .into_iter()
-                    .filter(|&r| sees(&rules[r], spec.kind.subject()))
+                    .filter(|&r| {
+                        sees(&rules[r], spec.kind.subject())
+                            || spec.kind == ExceptionKind::Paths
+                                && sees(&rules[r], catalogue::Subject::Command)
+                    })
                     .collect();
                 let in_set = !rules_of(&target, rules).is_empty();
                 if applicable.is_empty() && in_set {
@@ -346,7 +352,7 @@ pub fn compose(loader: &mut Loader<'_>) {
                         .help(format!(
                             "{} exceptions apply to rules on {}",
                             spec.kind.key(),
-                            catalogue::hooks_with(spec.kind.subject()).join(", ")
+                            spec.kind.hooks().join(", ")
                         )),
                     );
                     continue;

@@ -43,6 +43,20 @@ impl ExceptionKind {
         }
     }
 
+    /// The hooks whose payloads an exception of this kind can cover:
+    /// paths exceptions also cover the paths of shell command lines.
+    pub fn hooks(self) -> Vec<&'static str> {
+        let mut hooks = crate::catalogue::hooks_with(self.subject());
+        if self == ExceptionKind::Paths {
+            for hook in crate::catalogue::hooks_with(Subject::Command) {
+                if !hooks.contains(&hook) {
+                    hooks.push(hook);
+                }
+            }
+        }
+        hooks
+    }
+
     pub fn subject(self) -> Subject {
         match self {
             ExceptionKind::Paths => Subject::Path,
@@ -98,6 +112,58 @@ pub fn validate(kind: ExceptionKind, item: &str) -> Result<String, String> {
     }
 }
 
+/// A command line is excepted by path globs when it acts on some path and
+/// every path it deletes, moves, changes or writes (each place a command
+/// may run in) is known and matches them: `rm -rf ~/scratch/x` under
+/// `~/scratch/**`, but not `rm -rf ~/scratch/x ~` nor a line with a path
+/// only known at run time. Writes to `/dev/null` and the standard streams
+/// do not count.
+fn shell_paths_covered(items: &[String], subjects: &Subjects<'_>) -> bool {
+    let Some(analysis) = subjects.shell() else {
+        return false;
+    };
+    if analysis.is_opaque() {
+        return false;
+    }
+    let patterns: Vec<&str> = items.iter().map(String::as_str).collect();
+    let Ok(set) = crate::paths::PathGlobSet::new(&patterns, subjects.project_root, subjects.home)
+    else {
+        return false;
+    };
+    let mut any = false;
+    for command in &analysis.commands {
+        for target in command.targets.iter().chain(&command.writes) {
+            for r in crate::shell::resolve_target_all(target, subjects.project_root, subjects.home)
+            {
+                if matches!(
+                    r.path.as_str(),
+                    "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+                ) || r.path.starts_with("/dev/fd/")
+                {
+                    continue;
+                }
+                if r.class == crate::shell::TargetClass::Unknown || !r.path.starts_with('/') {
+                    return false;
+                }
+                let covered = if !r.rest.is_empty() {
+                    set.matches(&format!("{}/{}", r.path, r.rest)).is_some()
+                } else if r.contents {
+                    // Everything inside: a name no glob spells out is matched
+                    // only by `dir/` or `dir/**`.
+                    set.matches(&format!("{}/\u{1}", r.path)).is_some()
+                } else {
+                    set.matches(&r.path).is_some()
+                };
+                if !covered {
+                    return false;
+                }
+                any = true;
+            }
+        }
+    }
+    any
+}
+
 /// `host:port` into its parts; IPv6 addresses need brackets for a port.
 fn split_port(item: &str) -> Result<(&str, Option<u16>), String> {
     if let Some(rest) = item.strip_prefix('[') {
@@ -126,7 +192,7 @@ pub fn applies(kind: ExceptionKind, items: &[String], subjects: &Subjects<'_>) -
     match kind {
         ExceptionKind::Paths => {
             let Some(info) = subjects.path() else {
-                return false;
+                return shell_paths_covered(items, subjects);
             };
             if info.empty || info.has_nul {
                 return false;
@@ -256,6 +322,34 @@ mod tests {
             path("/home/user/.aws/credentials")
         ));
         assert!(validate(k, "a/[").is_err());
+    }
+
+    #[test]
+    fn paths_cover_a_shell_line_only_when_every_path_it_changes_is_covered() {
+        let cmd = |c: &str| json!({ "command": c });
+        let k = ExceptionKind::Paths;
+        let scratch = "~/scratch/**";
+        for line in [
+            "rm -rf ~/scratch/build",
+            "rm -rf /home/user/scratch/a ~/scratch/b 2>/dev/null",
+            "cd ~/scratch && rm -rf old",
+            "rm -rf ~/scratch/*.o",
+            "find ~/scratch/cache -delete",
+        ] {
+            assert!(covers(k, scratch, "pre_shell_exec", cmd(line)), "{line}");
+        }
+        for line in [
+            "rm -rf ~/scratch/build ~",
+            "rm -rf ~/scratch/build && rm -rf /etc",
+            "rm -rf ~/scratch/build > ~/log",
+            "rm -rf ~/scratch/../.ssh",
+            "rm -rf \"$DIR\"",
+            "cd \"$X\" && rm -rf old",
+            "ls ~/scratch",
+            "eval \"$X\"; rm -rf ~/scratch/a",
+        ] {
+            assert!(!covers(k, scratch, "pre_shell_exec", cmd(line)), "{line}");
+        }
     }
 
     #[test]

@@ -22,10 +22,12 @@
 
 mod file_url;
 mod glob;
+mod guarded;
 mod inspect;
 mod lexical;
 
 pub use glob::{GlobSetCache, PathGlobSet, PathPatternError};
+pub use guarded::GuardedPaths;
 pub use inspect::{inspect, PathInfo};
 
 use lexical::{absolute_without_context, components, resolve};

@@ -7,6 +7,7 @@
 //! appended to the key of the command that launched it) so the final list is
 //! in source order with nested commands right after their launcher.
 
+use super::cwd::Places;
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
 use super::targets;
@@ -30,6 +31,12 @@ struct Context {
     /// Inside code only known at run time (`bash -c "$X; rm -rf {}"`): its
     /// words read as written, so no path in it is known.
     dynamic: bool,
+    /// The directories this script or command starts in, relative to the
+    /// project root (empty: the root).
+    places: Places,
+    /// Run by `find -execdir`/`-okdir`: in the directory of each file found,
+    /// so only `{}` (the file) is known.
+    execdir: bool,
 }
 
 enum Job {
@@ -60,6 +67,10 @@ struct Candidate {
     words: Vec<Word>,
     assignments: Vec<(String, Word)>,
     input: Option<Input>,
+    /// Files its redirections write.
+    writes: Vec<Word>,
+    /// Where it runs, relative to its script's start.
+    places: Places,
     launched: Launched,
     context: Context,
 }
@@ -98,7 +109,10 @@ impl Analyzer {
             }
             analyzer.jobs.push(Job::Script {
                 source: line.to_string(),
-                context: Context::default(),
+                context: Context {
+                    places: Places::start(),
+                    ..Context::default()
+                },
             });
         }
         while let Some(job) = analyzer.jobs.pop() {
@@ -112,6 +126,8 @@ impl Analyzer {
                     words,
                     assignments: Vec::new(),
                     input: None,
+                    writes: Vec::new(),
+                    places: Places::start(),
                     launched,
                     context,
                 }),
@@ -127,7 +143,7 @@ impl Analyzer {
             // A command run on another machine acts on its paths, not ours.
             let remote = command.via.iter().any(|v| v.starts_with("ssh"));
             if sets_places || remote {
-                for target in &mut command.targets {
+                for target in command.targets.iter_mut().chain(&mut command.writes) {
                     if remote {
                         target.literal = false;
                     }
@@ -140,26 +156,24 @@ impl Analyzer {
 
     fn finish(mut self) -> ShellAnalysis {
         self.commands.sort_by(|a, b| a.0.cmp(&b.0));
-        // Targets are resolved against the project root. A line that changes
-        // directory anywhere (`cd / && rm -rf usr`, `(cd ~; rm -rf *)`), or a
-        // wrapper that can (`env -C`, `sudo -D`), leaves relative targets
-        // unknown rather than wrongly inside the project.
-        let line_moves = self
+        // Where aliases are expanded (the shells some agents run commands
+        // in enable them), `alias r=rm; r -rf ~` runs rm: a name the line
+        // defines as an alias and also runs is not known statically.
+        let aliases: Vec<String> = self
             .commands
             .iter()
-            .any(|(_, c)| matches!(c.program.as_str(), "cd" | "pushd" | "popd" | "chdir"));
-        for (_, command) in &mut self.commands {
-            let wrapper_moves = command.wrappers.iter().any(|w| {
-                matches!(
-                    w.as_str(),
-                    "env" | "sudo" | "doas" | "su" | "runuser" | "setpriv"
-                )
-            });
-            if line_moves || wrapper_moves {
-                for target in &mut command.targets {
-                    target.cwd_moved = true;
-                }
-            }
+            .filter(|(_, c)| c.program == "alias")
+            .flat_map(|(_, c)| c.args.iter())
+            .filter_map(|a| a.split_once('=').map(|(name, _)| name.to_ascii_lowercase()))
+            .filter(|name| !name.is_empty() && !name.starts_with('-'))
+            .collect();
+        if let Some(name) = aliases.iter().find(|name| {
+            self.commands
+                .iter()
+                .any(|(_, c)| &c.program == *name && !c.via.iter().any(|v| v == "alias"))
+        }) {
+            let detail = format!("`{name}` is defined as an alias on the line: where aliases are expanded it runs what the alias stands for");
+            self.note(OpaqueKind::DynamicProgram, detail);
         }
         ShellAnalysis {
             commands: self.commands.into_iter().map(|(_, c)| c).collect(),
@@ -196,6 +210,12 @@ impl Analyzer {
             analyzer.note_in(OpaqueKind::TooComplex, detail, &context.via);
         };
         let mut route = self.route;
+        // The pipeline shortcut shows pipes as `;`, which would let a `cd`
+        // in a pipeline stage seem to move the shell: a line that may
+        // change directory is read as written.
+        if super::cwd::may_change_directory(source) {
+            route = Route::Exact;
+        }
         let (parsed, walked) = 'parse: loop {
             let mut parsed = match syntax::parse(source, &mut self.budget, route) {
                 Ok(parsed) => parsed,
@@ -274,11 +294,15 @@ impl Analyzer {
                 words: command.words,
                 assignments: command.assignments,
                 input: command.input,
+                writes: command.writes,
+                places: command.places,
                 launched: Launched::default(),
                 context: Context {
                     via,
                     key,
                     dynamic: context.dynamic,
+                    places: context.places.clone(),
+                    execdir: false,
                 },
             });
         }
@@ -289,6 +313,8 @@ impl Analyzer {
             words,
             assignments,
             input,
+            writes,
+            places,
             launched,
             context,
         } = candidate;
@@ -307,12 +333,23 @@ impl Analyzer {
             return;
         }
         let stripped = wrappers::strip(words);
+        // Where the command runs, relative to the project root: its place in
+        // its script seen from where the script started, unless a wrapper
+        // changes directory (`sudo -i`, `env -C`, `systemd-run`).
+        let places = if stripped.moves_cwd {
+            Places::unknown()
+        } else {
+            places.seen_from(&context.places)
+        };
         let Some((program_word, arg_words)) = stripped.words.split_first() else {
             return;
         };
         let program_path = program_word.text.clone();
         let program = if program_word.is_static() {
-            basename(&program_path).to_string()
+            // macOS and Windows file systems ignore case: `GIT` and
+            // `/usr/bin/Git` run git there. Shell builtins keep their case
+            // (`CD` is not `cd`), which `cwd` checks on the words as written.
+            basename(&program_path).to_ascii_lowercase()
         } else {
             let why = if program_word.literal {
                 "is a glob or brace pattern"
@@ -365,16 +402,40 @@ impl Analyzer {
         for (kind, detail) in launch.opaque {
             self.note_in(kind, detail, &context.via);
         }
+        // What it launches starts where it runs; a login shell (`su -`,
+        // `runuser -l`) starts in the other user's home.
+        let login = matches!(program.as_str(), "su" | "runuser")
+            && arg_words.iter().any(|w| {
+                w.text == "-"
+                    || w.text == "--login"
+                    || (w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && w.text.contains('l'))
+            });
+        let nested_places = if login {
+            Places::unknown()
+        } else {
+            places.clone()
+        };
         for (index, nested) in launch.nested.into_iter().enumerate() {
-            self.queue_nested(nested, &context, index);
+            self.queue_nested(nested, &context, &nested_places, index);
         }
         let mut targets = if targets::has_targets(&program) {
             command_targets(&program, arg_words, &launched)
         } else {
             Vec::new()
         };
+        let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
+        writes.extend(targets::written_operands(&program, arg_words));
+        for target in targets.iter_mut().chain(&mut writes) {
+            if context.execdir && !target.contents {
+                target.run_in(&Places::unknown());
+            } else {
+                target.run_in(&places);
+            }
+        }
         if context.dynamic {
-            for target in &mut targets {
+            for target in targets.iter_mut().chain(&mut writes) {
                 target.literal = false;
             }
         }
@@ -391,11 +452,12 @@ impl Analyzer {
                 long_flags,
                 call: launched.call,
                 targets,
+                writes,
             },
         ));
     }
 
-    fn queue_nested(&mut self, nested: Nested, parent: &Context, index: usize) {
+    fn queue_nested(&mut self, nested: Nested, parent: &Context, places: &Places, index: usize) {
         if parent.via.len() >= MAX_DEPTH {
             self.note(
                 OpaqueKind::TooComplex,
@@ -418,6 +480,8 @@ impl Analyzer {
             via,
             key,
             dynamic: parent.dynamic || !literal,
+            places: places.clone(),
+            execdir: label == "find -execdir" || label == "find -okdir",
         };
         let job = match nested {
             Nested::Script {
@@ -463,12 +527,8 @@ fn command_targets(program: &str, args: &[Word], launched: &Launched) -> Vec<Tar
     for target in targets::operands(program, args) {
         if !target.literal && target.text.contains("{}") && !launched.fill.is_empty() {
             found.extend(launched.fill.iter().map(|w| Target {
-                text: w.text.clone(),
-                literal: w.literal,
-                pattern: w.pattern,
                 contents: true,
-                cwd_moved: false,
-                place_unknown: false,
+                ..Target::written(w)
             }));
         } else {
             found.push(target);

@@ -163,6 +163,7 @@ mod tests {
             long_flags,
             call: None,
             targets: vec![],
+            writes: vec![],
         }
     }
 

@@ -116,6 +116,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "flock" => flock(args, &mut launch),
         "su" | "runuser" => switch_user(program, args, &mut launch),
         "trap" => trap(args, &mut launch),
+        "alias" => alias(args, &mut launch),
         "ssh" => ssh(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
@@ -759,6 +760,25 @@ fn switch_user(program: &str, args: &[Word], launch: &mut Launch) {
             OpaqueKind::ShellFromStdin,
             format!("`{program}` without -c starts a shell reading standard input"),
         )),
+    }
+}
+
+/// `alias name=value`: the value is read as code (it runs wherever the
+/// name is used); a line that also uses the name is opaque (see the
+/// analyzer's `finish`).
+fn alias(args: &[Word], launch: &mut Launch) {
+    for word in args {
+        let Some((name, value)) = word.text.split_once('=') else {
+            continue;
+        };
+        if name.is_empty() || name.starts_with('-') {
+            continue;
+        }
+        launch.nested.push(Nested::Script {
+            source: value.to_string(),
+            via: "alias".into(),
+            literal: word.literal,
+        });
     }
 }
 

@@ -32,6 +32,7 @@
 
 mod analyzer;
 mod ansi_c;
+mod cwd;
 mod flags;
 mod inline;
 mod launchers;
@@ -46,7 +47,10 @@ mod wrappers;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-pub use targets::{resolve as resolve_target, ResolvedTarget, Target, TargetClass};
+pub use targets::{
+    resolve as resolve_target, resolve_all as resolve_target_all, ResolvedTarget, Target,
+    TargetClass,
+};
 
 /// Longest command line analysed; longer lines are refused as [`OpaqueKind::TooComplex`].
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
@@ -92,9 +96,10 @@ pub enum OpaqueKind {
 /// One simple command (program plus arguments) that may run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimpleCommand {
-    /// Program name: unquoted, unescaped, basename (`/usr/bin/rm`, `'rm'`,
-    /// `r\m`, `"r"m` are all `rm`). A dynamic program is kept as written
-    /// minus quotes (`$CMD`).
+    /// Program name: unquoted, unescaped, basename, in ASCII lower case
+    /// (`/usr/bin/rm`, `'rm'`, `r\m`, `"r"m` and `RM` are all `rm`: file
+    /// systems that ignore case, macOS and Windows by default, run `rm` for
+    /// `RM`). A dynamic program is kept as written minus quotes (`$CMD`).
     pub program: String,
     /// Program as written, unquoted (`/usr/bin/rm`).
     pub program_path: String,
@@ -118,6 +123,11 @@ pub struct SimpleCommand {
     /// The paths a destructive command (`rm`, `mv`, `chmod`, `find`, ...)
     /// acts on, as written; empty for other programs. See [`resolve_target`].
     pub targets: Vec<Target>,
+    /// Other paths the command writes, creates or links: files its
+    /// redirections write (`> f`, `>> f`, `&> f`), `cp`/`install`/`ln`
+    /// destinations (and `ln`'s sources), `tee` files, `sed -i`/`perl -i`
+    /// files, `curl -o`/`wget -O` outputs, files given to editors.
+    pub writes: Vec<Target>,
 }
 
 impl SimpleCommand {
@@ -132,11 +142,13 @@ impl SimpleCommand {
         flags::matches_spec(self, spec)
     }
 
-    /// [`SimpleCommand::targets`] located against a project root and home.
+    /// [`SimpleCommand::targets`] located against a project root and home
+    /// (a target the command may act on from several directories once per
+    /// directory).
     pub fn resolved_targets(&self, root: &str, home: Option<&str>) -> Vec<ResolvedTarget> {
         self.targets
             .iter()
-            .map(|t| resolve_target(t, root, home))
+            .flat_map(|t| targets::resolve_all(t, root, home))
             .collect()
     }
 }

@@ -16,6 +16,7 @@
 //! contents `-delete` and `-exec` act on); library calls found in
 //! interpreter code are reported as one of these (see `src/shell/inline/`).
 
+use super::cwd::{Place, Places};
 use super::words::Word;
 use crate::paths;
 use serde::Serialize;
@@ -32,11 +33,12 @@ pub struct Target {
     /// The command acts on what lies inside this directory (find's starting
     /// points, and what `find -exec ... {}` is handed).
     pub contents: bool,
-    /// The line may run this command in another directory than the project
-    /// root (`cd`, `pushd`, a wrapper that changes directory): a relative
-    /// path, or `$PWD`, then names an unknown place.
+    /// The directories the command may run in (see `cwd`): the project
+    /// root unless the line changed directory before it (`cd`, `pushd`, a
+    /// wrapper that changes directory). A relative path, or `$PWD`, is
+    /// located from each; from an unknown one it is unknown.
     #[serde(skip)]
-    pub cwd_moved: bool,
+    pub cwd: Places,
     /// The line sets `HOME`, `PWD` or `TMPDIR` itself, or the command runs
     /// on another machine (through `ssh`): `~` and variables, or every path
     /// for a remote command, name an unknown place.
@@ -51,7 +53,7 @@ impl Target {
             literal: word.literal,
             pattern: word.pattern,
             contents: false,
-            cwd_moved: false,
+            cwd: Places::start(),
             place_unknown: false,
         }
     }
@@ -63,9 +65,19 @@ impl Target {
             literal: false,
             pattern: false,
             contents: false,
-            cwd_moved: false,
+            cwd: Places::start(),
             place_unknown: false,
         }
+    }
+
+    /// A path written as `word` (a redirection's file, `cp`'s destination).
+    pub fn written(word: &Word) -> Target {
+        Target::of(word)
+    }
+
+    /// Marks the target as acted on from any of `places`.
+    pub fn run_in(&mut self, places: &Places) {
+        self.cwd = places.clone();
     }
 }
 
@@ -167,6 +179,294 @@ pub fn operands(program: &str, args: &[Word]) -> Vec<Target> {
     }
 }
 
+/// Paths a command writes, creates or links other than its destructive
+/// operands (see [`SimpleCommand::writes`](super::SimpleCommand)): what
+/// `cp`, `install`, `ln`, `scp` write (the destination, as a directory whose
+/// contents change, and each source's name inside it), `ln`'s sources (a
+/// link is a way to write through), `tee`'s files, `sed -i`/`perl -i`
+/// files, `curl -o`/`wget -O` outputs, files handed to editors, and where
+/// `tar -x`/`unzip` extract.
+pub fn written_operands(program: &str, args: &[Word]) -> Vec<Target> {
+    match program {
+        "cp" | "install" | "ln" | "scp" | "rsync" => copy_destinations(program, args),
+        "tee" | "sponge" => plain(args, "", &["output-error"]).0,
+        "ed" | "red" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "patch" => {
+            plain(
+                args,
+                "cdefiloOprsStTuUW",
+                &["cmd", "directory", "output", "input"],
+            )
+            .0
+        }
+        "sed" | "gsed" | "perl" => in_place_files(program, args),
+        "curl" | "wget" => download_outputs(args),
+        "tar" | "bsdtar" | "gtar" | "unzip" | "7z" | "7za" => extract_destination(program, args),
+        "git" => git_paths(args),
+        _ => Vec::new(),
+    }
+}
+
+fn copy_destinations(program: &str, args: &[Word]) -> Vec<Target> {
+    let (short, long): (&str, &[&str]) = match program {
+        "install" => (
+            "gmoSt",
+            &["group", "mode", "owner", "suffix", "target-directory"],
+        ),
+        "scp" => ("cFiJlOoPSX", &[]),
+        "rsync" => (
+            "efBMT",
+            &[
+                "rsh",
+                "filter",
+                "exclude",
+                "include",
+                "temp-dir",
+                "partial-dir",
+                "backup-dir",
+                "suffix",
+                "chmod",
+                "chown",
+                "rsync-path",
+                "log-file",
+                "password-file",
+            ],
+        ),
+        _ => ("St", &["suffix", "target-directory"]),
+    };
+    let (operands, values) = plain(args, short, long);
+    let mut directory: Option<Word> = values
+        .iter()
+        .find(|(o, _)| o == "t" && program != "scp" || o == "target-directory")
+        .map(|(_, w)| w.clone());
+    if directory.is_none() {
+        directory = args.iter().find_map(|w| {
+            w.text.strip_prefix("--target-directory=").map(|d| Word {
+                text: d.to_string(),
+                ..w.clone()
+            })
+        });
+    }
+    let sources: Vec<&Target> = match &directory {
+        Some(_) => operands.iter().collect(),
+        None if operands.len() >= 2 => operands[..operands.len() - 1].iter().collect(),
+        None => Vec::new(),
+    };
+    let destination = match directory {
+        Some(d) => Some(Target::of(&d)),
+        None if operands.len() >= 2 => operands.last().cloned(),
+        None => None,
+    };
+    let mut out = Vec::new();
+    if let Some(destination) = destination {
+        // Each source lands as its own name inside a directory destination.
+        for source in &sources {
+            if let Some(name) = source.text.trim_end_matches('/').rsplit('/').next() {
+                if !name.is_empty() && name != "." && name != ".." {
+                    out.push(Target {
+                        text: format!("{}/{name}", destination.text.trim_end_matches('/')),
+                        literal: destination.literal && source.literal,
+                        pattern: destination.pattern || source.pattern,
+                        ..Target::of(&Word::literal(""))
+                    });
+                }
+            }
+        }
+        out.push(Target {
+            contents: true,
+            ..destination
+        });
+    }
+    // A link to a guarded file, or to a directory holding one, is a second
+    // name to write it through: `ln`, and `cp -s`/`-l` (symbolic and hard
+    // links instead of copies).
+    let links = program == "ln"
+        || program == "cp"
+            && args.iter().any(|w| {
+                matches!(w.text.as_str(), "--symbolic-link" | "--link")
+                    || w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && w.text.contains(['s', 'l'])
+            });
+    if links {
+        out.extend(sources.into_iter().cloned());
+    }
+    out
+}
+
+/// `git rm` and `git mv` delete and move their paths like `rm` and `mv`
+/// (global options with a value, `-C dir` and `-c key=value`, skipped).
+fn git_paths(args: &[Word]) -> Vec<Target> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            t if t.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    match args.get(i).map(|w| w.text.as_str()) {
+        Some("rm") => plain(&args[i + 1..], "", &["pathspec-from-file"]).0,
+        Some("mv") => plain(&args[i + 1..], "", &[]).0,
+        _ => Vec::new(),
+    }
+}
+
+fn in_place_files(program: &str, args: &[Word]) -> Vec<Target> {
+    let mut in_place = false;
+    let mut code_given = false;
+    let mut files = Vec::new();
+    let mut i = 0;
+    let mut options_done = false;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        if !options_done && text == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && text.starts_with("--") {
+            in_place |= text.starts_with("--in-place");
+            if matches!(text, "--expression" | "--file") {
+                code_given = true;
+                i += 1;
+            } else if text.starts_with("--expression=") || text.starts_with("--file=") {
+                code_given = true;
+            }
+            continue;
+        }
+        if !options_done && text.len() > 1 && text.starts_with('-') {
+            let code_letters = if program == "perl" { "eE" } else { "ef" };
+            for (at, letter) in text[1..].char_indices() {
+                let last = text.len() == 2 + at;
+                if letter == 'i' {
+                    // The rest of the cluster is the backup suffix.
+                    in_place = true;
+                    break;
+                }
+                if code_letters.contains(letter) {
+                    code_given = true;
+                    i += usize::from(last);
+                    break;
+                }
+                if program != "perl" && letter == 'l' {
+                    i += usize::from(last);
+                    break;
+                }
+                if program == "perl" && "MmIlx0CdD".contains(letter) {
+                    break;
+                }
+            }
+            continue;
+        }
+        files.push(Target::of(word));
+    }
+    if !in_place {
+        return Vec::new();
+    }
+    if !code_given && !files.is_empty() {
+        files.remove(0);
+    }
+    files
+}
+
+fn download_outputs(args: &[Word]) -> Vec<Target> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        for long in [
+            "--output=",
+            "--output-document=",
+            "--output-file=",
+            "--append-output=",
+            "--directory-prefix=",
+        ] {
+            if let Some(value) = text.strip_prefix(long) {
+                out.push(Target {
+                    text: value.to_string(),
+                    ..Target::of(word)
+                });
+            }
+        }
+        if matches!(
+            text,
+            "--output"
+                | "--output-document"
+                | "--output-file"
+                | "--append-output"
+                | "--directory-prefix"
+        ) {
+            if let Some(value) = args.get(i) {
+                out.push(Target::of(value));
+                i += 1;
+            }
+            continue;
+        }
+        if text.starts_with('-') && !text.starts_with("--") {
+            for (at, letter) in text[1..].char_indices() {
+                if matches!(letter, 'o' | 'O' | 'a' | 'P') {
+                    let rest = &text[1 + at + 1..];
+                    if rest.is_empty() {
+                        if let Some(value) = args.get(i) {
+                            out.push(Target::of(value));
+                            i += 1;
+                        }
+                    } else {
+                        out.push(Target {
+                            text: rest.to_string(),
+                            ..Target::of(word)
+                        });
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    // `curl -O` names the file after the URL; that only writes where the
+    // command runs, never onto a given path.
+    out.retain(|t| !t.text.is_empty() && !t.text.contains("://"));
+    out
+}
+
+fn extract_destination(program: &str, args: &[Word]) -> Vec<Target> {
+    let mut directory: Option<Target> = None;
+    let mut extracting = matches!(program, "unzip");
+    for (i, word) in args.iter().enumerate() {
+        let text = word.text.as_str();
+        if let Some(d) = text.strip_prefix("--directory=") {
+            directory = Some(Target {
+                text: d.to_string(),
+                ..Target::of(word)
+            });
+        }
+        if matches!(text, "-C" | "--directory" | "-d") {
+            directory = args.get(i + 1).map(Target::of);
+        }
+        if program.starts_with("7z") && text.starts_with("-o") {
+            directory = Some(Target {
+                text: text[2..].to_string(),
+                ..Target::of(word)
+            });
+        }
+        let first = i == 0 && !text.starts_with('-');
+        if text == "--extract"
+            || text == "--get"
+            || text == "x" && program.starts_with("7z")
+            || (text.starts_with('-') && !text.starts_with("--") || first) && text.contains('x')
+        {
+            extracting = true;
+        }
+    }
+    if !extracting {
+        return Vec::new();
+    }
+    vec![Target {
+        contents: true,
+        ..directory.unwrap_or_else(|| Target::of(&Word::literal(".")))
+    }]
+}
+
 /// Operands of a getopt-style command, and the values of options that
 /// take one (`short_value` letters, `long_value` names) as (option, word).
 fn plain(
@@ -248,16 +548,12 @@ fn find_starting_points(args: &[Word]) -> Vec<Target> {
         .take_while(|w| !(w.text.starts_with('-') || matches!(w.text.as_str(), "(" | "!" | ",")))
         .map(|w| Target {
             contents: true,
-            cwd_moved: false,
-            place_unknown: false,
             ..Target::of(w)
         })
         .collect();
     if points.is_empty() {
         points.push(Target {
             contents: true,
-            cwd_moved: false,
-            place_unknown: false,
             ..Target::of(&Word::literal("."))
         });
     }
@@ -314,6 +610,12 @@ pub struct ResolvedTarget {
     /// empty when unknown.
     pub path: String,
     pub class: TargetClass,
+    /// For a pattern, what follows `path` (`.c*/settings.json`); else empty.
+    #[serde(skip)]
+    pub rest: String,
+    /// The command acts on what lies inside `path` (see [`Target::contents`]).
+    #[serde(skip)]
+    pub contents: bool,
 }
 
 const TEMP_DIRS: &[&str] = &[
@@ -360,21 +662,77 @@ const SYSTEM_TOP: &[&str] = &[
     "Volumes",
 ];
 
-/// Resolve `target` against the project `root` and `home`.
+/// How bad a class is, to pick the one resolution that stands for all.
+fn severity(class: TargetClass) -> u8 {
+    match class {
+        TargetClass::Root => 0,
+        TargetClass::Home => 1,
+        TargetClass::System => 2,
+        TargetClass::ProjectRoot => 3,
+        TargetClass::GitDir => 4,
+        TargetClass::Unknown => 5,
+        TargetClass::Outside => 6,
+        TargetClass::Temp => 7,
+        TargetClass::InsideProject => 8,
+    }
+}
+
+/// Resolve `target` against the project `root` and `home`: of the places
+/// it may name (one per directory the command may run in), the worst.
 pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarget {
+    let mut all = resolve_all(target, root, home);
+    let at = all
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, r)| severity(r.class))
+        .map_or(0, |(i, _)| i);
+    all.swap_remove(at)
+}
+
+/// Every place `target` may name: one per directory its command may run
+/// in (never empty).
+pub fn resolve_all(target: &Target, root: &str, home: Option<&str>) -> Vec<ResolvedTarget> {
+    let places: &[Place] = if target.cwd.0.is_empty() {
+        &[Place::Start]
+    } else {
+        &target.cwd.0
+    };
+    places
+        .iter()
+        .map(|place| resolve_in(target, place, root, home))
+        .collect()
+}
+
+fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) -> ResolvedTarget {
     let unknown = || ResolvedTarget {
         raw: target.text.clone(),
         path: String::new(),
         class: TargetClass::Unknown,
+        rest: String::new(),
+        contents: target.contents,
     };
     if target.place_unknown && (!target.literal || target.text.starts_with('~')) {
         return unknown();
     }
-    let Some(text) = expand_known_variables(target, root) else {
+    let Some(text) = expand_known_variables(target, root, place) else {
         return unknown();
     };
-    if target.cwd_moved && !(text.starts_with('/') || text.starts_with('~')) {
-        // Relative to a directory the line changed to: not known lexically.
+    let mut pattern = target.pattern;
+    let text = if text.starts_with('/') || text == "~" || text.starts_with("~/") {
+        text
+    } else {
+        match place {
+            Place::Start => text,
+            // Relative to a directory the line changed to; a glob there
+            // (`cd ~/.cl*`) makes the whole path a pattern.
+            Place::Dir(dir) => {
+                pattern |= dir.contains(['*', '?', '[']);
+                format!("{}/{text}", dir.trim_end_matches('/'))
+            }
+            Place::Unknown => return unknown(),
+        }
+    };
+    if target.place_unknown && text.starts_with('~') {
         return unknown();
     }
     if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
@@ -389,13 +747,16 @@ pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarge
             raw: target.text.clone(),
             path: text,
             class: TargetClass::Outside,
+            rest: String::new(),
+            contents: target.contents,
         };
     }
     let root = paths::normalize(root, "/", None);
     let home = home.map(|h| paths::normalize(h, "/", None));
     let home = home.as_deref();
-    if target.pattern {
+    if pattern {
         let (dir, first_glob) = split_pattern(&text);
+        let rest = pattern_rest(&text, dir);
         let dir = paths::normalize(dir, &root, home);
         let mut class = contents_class(&dir, &root, home);
         if class == TargetClass::InsideProject && dir == root && may_match_git(first_glob) {
@@ -405,6 +766,8 @@ pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarge
             raw: target.text.clone(),
             path: dir,
             class,
+            rest,
+            contents: true,
         };
     }
     let path = paths::normalize(&text, &root, home);
@@ -417,22 +780,38 @@ pub fn resolve(target: &Target, root: &str, home: Option<&str>) -> ResolvedTarge
         raw: target.text.clone(),
         path,
         class,
+        rest: String::new(),
+        contents: target.contents,
     }
+}
+
+/// The part of a pattern after the directory `split_pattern` found.
+fn pattern_rest(text: &str, dir: &str) -> String {
+    if dir == "." && !text.starts_with("./") {
+        return text.to_string();
+    }
+    text.get(dir.len()..)
+        .unwrap_or("")
+        .trim_start_matches('/')
+        .to_string()
 }
 
 /// The text with `$HOME`, `$PWD` and `$TMPDIR` at its start spelled out
 /// (`~`, the root, `/tmp`); `None` when other expansions remain.
-fn expand_known_variables(target: &Target, root: &str) -> Option<String> {
+fn expand_known_variables(target: &Target, root: &str, place: &Place) -> Option<String> {
     if target.literal {
         return Some(target.text.clone());
     }
     let text = target.text.as_str();
-    if target.cwd_moved && (text.starts_with("$PWD") || text.starts_with("${PWD}")) {
-        return None;
-    }
+    // `$PWD` is where the command runs: the root, or `.` of the directory
+    // the line changed to.
+    let pwd = match place {
+        Place::Start => root,
+        _ => ".",
+    };
     for (names, value) in [
         (["$HOME", "${HOME}"], "~"),
-        (["$PWD", "${PWD}"], root),
+        (["$PWD", "${PWD}"], pwd),
         (["$TMPDIR", "${TMPDIR}"], "/tmp"),
     ] {
         for name in names {

@@ -8,6 +8,7 @@
 //! traversal is iterative (a tree cursor plus explicit stacks): nesting in
 //! the input cannot overflow the Rust stack.
 
+use super::cwd::{self, Places};
 use super::words::{self, Word};
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
@@ -32,6 +33,10 @@ pub struct FoundCommand {
     /// Substitutions enclosing the command within this script, outermost first.
     pub via: Vec<&'static str>,
     pub input: Option<Input>,
+    /// Files its redirections write (`> f`, `>> f`, `&> f`, `<> f`).
+    pub writes: Vec<Word>,
+    /// The directories it may run in, relative to the script's start.
+    pub places: Places,
 }
 
 /// What one walk over a tree found.
@@ -74,6 +79,21 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
     let mut labels: Vec<(usize, &'static str)> = Vec::new();
     let mut deferred: HashMap<usize, FoundCommand> = HashMap::new();
+    // Where each command runs; only worth working out when the line may
+    // change directory at all (see `cwd`).
+    let may_move = cwd::may_change_directory(src);
+    let places = if may_move {
+        cwd::places(tree.root_node(), src)
+    } else {
+        HashMap::new()
+    };
+    let place_of = |id: usize| -> Places {
+        match places.get(&id) {
+            Some(p) => p.clone(),
+            None if may_move => Places::unknown(),
+            None => Places::start(),
+        }
+    };
     let mut cursor = tree.root_node().walk();
     loop {
         let node = cursor.node();
@@ -84,6 +104,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         // assignments stand in the source.
         if let Some(mut command) = deferred.remove(&node.id()) {
             command.via = labels.iter().map(|(_, l)| *l).collect();
+            command.places = place_of(node.id());
             found.push(command);
         }
         match node.kind() {
@@ -94,6 +115,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     }
                     Some((None, mut command)) => {
                         command.via = labels.iter().map(|(_, l)| *l).collect();
+                        command.places = place_of(node.id());
                         found.push(command);
                     }
                     None => {}
@@ -136,11 +158,13 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     builtin_command(node, src, &mut misread)
                 };
                 command.via = labels.iter().map(|(_, l)| *l).collect();
+                command.places = place_of(node.id());
                 command.input = command.input.or_else(|| stdin_of(&redirects, src));
                 for redirect in &redirects {
                     command
                         .words
                         .extend(carried_words(*redirect).map(|w| words::from_node(w, src)));
+                    command.writes.extend(written_file(*redirect, src));
                 }
                 if !command.words.is_empty() {
                     found.push(command);
@@ -242,6 +266,25 @@ fn redirect_target(body: Node<'_>) -> Option<Node<'_>> {
             }
             "redirected_statement" => node = node.child_by_field_name("body")?,
             _ => return None,
+        }
+    }
+}
+
+/// The node redirections written after `body` bind to when it is not a
+/// simple command: the last compound command of a pipeline or list.
+fn redirect_holder(body: Node<'_>) -> Option<Node<'_>> {
+    let mut node = body;
+    loop {
+        match node.kind() {
+            "pipeline" | "list" | "negated_command" => {
+                let mut cursor = node.walk();
+                node = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .last()?;
+            }
+            "redirected_statement" => node = node.child_by_field_name("body")?,
+            _ => return Some(node),
         }
     }
 }
@@ -401,11 +444,22 @@ fn remember_redirects<'t>(
                 (false, false) => words.push(words::from_node(node, src)),
             }
         }
+        let writes: Vec<Word> = redirects
+            .iter()
+            .filter_map(|r| written_file(*r, src))
+            .collect();
+        // `> f` alone is bash's null command with a redirection: it
+        // truncates f. It is reported as `:` so the write is seen.
+        if words.is_empty() && !writes.is_empty() {
+            words.push(Word::literal(":"));
+        }
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
             via: Vec::new(),
             input: stdin_of(&redirects, src),
+            writes,
+            places: Places::start(),
         })
     };
     let Some(body) = statement.child_by_field_name("body") else {
@@ -417,12 +471,56 @@ fn remember_redirects<'t>(
         }
         Some(command) => into.entry(command.id()).or_default().extend(redirects),
         None => {
-            for redirect in redirects {
-                stray.extend(carried_words(redirect).map(|w| words::node_text(w, src).to_string()));
+            for redirect in &redirects {
+                stray
+                    .extend(carried_words(*redirect).map(|w| words::node_text(w, src).to_string()));
+            }
+            // `{ ...; } > f`, `while ...; done > f`: the compound command
+            // writes f, reported as a `:` standing where it starts.
+            let writes: Vec<Word> = redirects
+                .iter()
+                .filter_map(|r| written_file(*r, src))
+                .collect();
+            if !writes.is_empty() {
+                // Stands where the compound command the redirection binds
+                // to starts (the last stage of a pipeline), whichever way
+                // the grammar grouped the statement.
+                let holder = redirect_holder(body).map(|n| n.id());
+                return Some((
+                    holder,
+                    FoundCommand {
+                        words: vec![Word::literal(":")],
+                        assignments: Vec::new(),
+                        via: Vec::new(),
+                        input: None,
+                        writes,
+                        places: Places::start(),
+                    },
+                ));
             }
         }
     }
     None
+}
+
+/// The file a redirection writes, if it writes one: `>`, `>>`, `>|`,
+/// `&>`, `&>>`, `<>`, and `>&` followed by a name (not a descriptor).
+fn written_file(redirect: Node<'_>, src: &str) -> Option<Word> {
+    if redirect.kind() != "file_redirect" {
+        return None;
+    }
+    let mut cursor = redirect.walk();
+    let operator = redirect
+        .children(&mut cursor)
+        .find(|c| !c.is_named())
+        .map(|c| c.kind())?;
+    let destination = redirect.child_by_field_name("destination")?;
+    let word = words::from_node(destination, src);
+    match operator {
+        ">" | ">>" | ">|" | "&>" | "&>>" | "<>" => Some(word),
+        ">&" if !(word.text == "-" || word.text.chars().all(|c| c.is_ascii_digit())) => Some(word),
+        _ => None,
+    }
 }
 
 fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> FoundCommand {
@@ -431,6 +529,8 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
         assignments: Vec::new(),
         via: Vec::new(),
         input: None,
+        writes: Vec::new(),
+        places: Places::start(),
     };
     let mut redirects = Vec::new();
     // The word written last and where it ended: a word that follows it with
@@ -491,6 +591,7 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
             }
             (_, kind) if kind.ends_with("_redirect") => {
                 redirects.push(child);
+                command.writes.extend(written_file(child, src));
                 command
                     .words
                     .extend(carried_words(child).map(|w| words::from_node(w, src)));
@@ -515,11 +616,16 @@ fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
 /// node kinds; they are reported as commands named by their keyword.
 fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> FoundCommand {
     let mut words_found = Vec::new();
+    let mut writes = Vec::new();
     let mut gaps = Gaps::default();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         gaps.check(src, child, misread);
-        if child.kind().ends_with("_redirect") || child.kind() == "comment" {
+        if child.kind().ends_with("_redirect") {
+            writes.extend(written_file(child, src));
+            continue;
+        }
+        if child.kind() == "comment" {
             continue;
         }
         let word = if child.kind() == "variable_assignment" {
@@ -540,6 +646,8 @@ fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Foun
         assignments: Vec::new(),
         via: Vec::new(),
         input: None,
+        writes,
+        places: Places::start(),
     }
 }
 

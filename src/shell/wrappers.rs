@@ -116,7 +116,7 @@ const SPECS: &[Spec] = &[
     },
     Spec {
         names: &["env"],
-        short_value: "uCSa",
+        short_value: "uCSaP",
         long_value: &["unset", "chdir", "split-string", "argv0"],
         assignments: true,
         ..BASE
@@ -409,6 +409,10 @@ pub struct Stripped {
     pub assignments: Vec<(String, Word)>,
     /// Set when the innermost wrapper starts an interactive shell (`sudo -i`).
     pub interactive_shell: Option<String>,
+    /// A wrapper runs the command in another directory (`sudo -i`, `sudo
+    /// -D DIR`, `env -C DIR`, `su -`-like logins, `chroot`, `systemd-run`).
+    /// sudo, doas and env keep the directory otherwise.
+    pub moves_cwd: bool,
 }
 
 /// The last path component: what `$PATH` lookup and `argv[0]` policies care about.
@@ -425,13 +429,18 @@ pub fn strip(mut words: Vec<Word>) -> Stripped {
         let Some(spec) = words
             .first()
             .and_then(Word::static_text)
-            .and_then(|p| spec_for(basename(p)))
+            .and_then(|p| spec_for(&basename(p).to_ascii_lowercase()))
         else {
             break;
         };
-        let name = basename(&words[0].text).to_string();
+        let name = basename(&words[0].text).to_ascii_lowercase();
         match skip_options(spec, &name, &words) {
-            Skip::Command { start, assignments } => {
+            Skip::Command {
+                start,
+                assignments,
+                moves,
+            } => {
+                out.moves_cwd |= moves;
                 out.wrappers.push(name);
                 out.assignments.extend(assignments);
                 words = words.split_off(start);
@@ -455,10 +464,12 @@ fn spec_for(program: &str) -> Option<&'static Spec> {
 }
 
 enum Skip {
-    /// The wrapped command starts at `start`.
+    /// The wrapped command starts at `start`; `moves` when it runs in
+    /// another directory.
     Command {
         start: usize,
         assignments: Vec<(String, Word)>,
+        moves: bool,
     },
     /// `env -S` rewrote the words; the same wrapper must be read again.
     Rewrite(Vec<Word>),
@@ -469,6 +480,9 @@ enum Skip {
 fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
     let mut assignments = Vec::new();
     let mut shell_flag = false;
+    // Wrappers that always run elsewhere: a new root, namespaces, or a
+    // service manager that starts in `/` unless told `--same-dir`.
+    let mut moves = matches!(name, "chroot" | "nsenter" | "unshare" | "systemd-run");
     let mut required_seen = spec.required_short.is_empty();
     let mut i = 1;
     while let Some(word) = words.get(i) {
@@ -492,6 +506,13 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
             if spec.no_command_long.contains(&option) {
                 return Skip::NoCommand { shell: false };
             }
+            match (name, option) {
+                ("sudo" | "env" | "run0", "chdir")
+                | ("sudo" | "runuser", "login")
+                | ("systemd-run", "working-directory") => moves = true,
+                ("systemd-run", "same-dir") => moves = false,
+                _ => {}
+            }
             required_seen |= spec.required_long.contains(&option);
             if name == "env" && option == "split-string" {
                 let value = has_value
@@ -513,6 +534,14 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
                 }
                 if spec.shell_short.contains(flag) {
                     shell_flag = true;
+                }
+                match (name, flag) {
+                    ("sudo", 'D' | 'i')
+                    | ("env" | "doas", 'C')
+                    | ("run0", 'D')
+                    | ("runuser", 'l') => moves = true,
+                    ("systemd-run", 'd') => moves = false,
+                    _ => {}
                 }
                 required_seen |= spec.required_short.contains(flag);
                 if spec.numeric_option && flag.is_ascii_digit() {
@@ -557,7 +586,11 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
             shell: shell_flag || spec.bare_runs_shell,
         };
     }
-    Skip::Command { start, assignments }
+    Skip::Command {
+        start,
+        assignments,
+        moves,
+    }
 }
 
 /// `env -S STRING rest...` is `env <words of STRING> rest...`.

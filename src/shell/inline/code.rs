@@ -833,6 +833,24 @@ impl Reader<'_> {
                         self.delete(&name_of_path(&method), vec![*path], recursive)
                     }
                     "rmdir" => self.library("rmdir", &[], vec![*path], &format!("Path.{method}")),
+                    "write_text" | "write_bytes" => {
+                        self.library("tee", &[], vec![*path], &format!("Path.{method}"))
+                    }
+                    "open" => {
+                        let writes = match args.first().map(|a| &a.val) {
+                            Some(Val::Str(mode, true)) => mode.contains(['w', 'a', 'x', '+']),
+                            Some(_) => true,
+                            None => false,
+                        };
+                        if writes {
+                            self.library("tee", &[], vec![*path], "Path.open");
+                        }
+                    }
+                    "symlink_to" | "hardlink_to" => {
+                        let mut paths: Vec<Val> = args.into_iter().take(1).map(|a| a.val).collect();
+                        paths.push(*path);
+                        self.library("ln", &["-s"], paths, &format!("Path.{method}"));
+                    }
                     "rename" | "replace" => {
                         let mut paths = vec![*path];
                         paths.extend(args.into_iter().take(1).map(|a| a.val));
@@ -1120,6 +1138,36 @@ impl Reader<'_> {
                     .collect();
                 self.library("mv", &[], paths, name);
             }
+            Sink::Write { path, mode } => {
+                let writes = match mode {
+                    None => true,
+                    Some(at) => {
+                        let named = args
+                            .iter()
+                            .find(|a| matches!(a.name.as_deref(), Some("mode" | "flags" | "flag")))
+                            .map(|a| &a.val);
+                        match named.or(positional.get(at)) {
+                            Some(Val::Str(text, true)) => text.contains(['w', 'a', 'x', '+']),
+                            // A mode only known at run time may write.
+                            Some(_) => true,
+                            None => false,
+                        }
+                    }
+                };
+                if writes {
+                    if let Some(target) = positional.get(path) {
+                        self.library("tee", &[], vec![target.clone()], name);
+                    }
+                }
+            }
+            Sink::Copy => {
+                let paths: Vec<Val> = positional.into_iter().take(2).collect();
+                self.library("cp", &[], paths, name);
+            }
+            Sink::Link => {
+                let paths: Vec<Val> = positional.into_iter().take(2).collect();
+                self.library("ln", &["-s"], paths, name);
+            }
             Sink::Opaque => self.opaque(format!("calls `{name}`, whose effect is not followed")),
         }
         Val::Unknown
@@ -1161,6 +1209,15 @@ impl Reader<'_> {
 
     fn perl_open(&mut self, args: &[Val]) {
         match args {
+            [_, Val::Str(spec, literal)] if spec.trim_start().starts_with(['>', '+']) => {
+                let path = spec.trim_start().trim_start_matches(['>', '+', '&']).trim();
+                self.library(
+                    "tee",
+                    &[],
+                    vec![Val::Str(path.to_string(), *literal)],
+                    "open",
+                );
+            }
             [_, Val::Str(spec, literal)] => {
                 let spec = spec.trim();
                 if let Some(cmd) = spec.strip_prefix('|').or_else(|| spec.strip_suffix('|')) {
@@ -1169,6 +1226,9 @@ impl Reader<'_> {
                         self.run_shell(&Val::Str(cmd.to_string(), *literal), "open");
                     }
                 }
+            }
+            [_, Val::Str(mode, true), target, ..] if mode.contains(['>', '+']) => {
+                self.library("tee", &[], vec![target.clone()], "open");
             }
             [_, Val::Str(mode, true), rest @ ..] if mode.contains('|') => match rest {
                 [] => {}

@@ -193,6 +193,24 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
                 literal,
             });
         }
+        // `w file` writes the file: reported as `tee -- file`.
+        for file in found.writes {
+            launch.nested.push(Nested::Argv {
+                words: vec![
+                    Word::literal("tee"),
+                    Word::literal("--"),
+                    Word {
+                        text: file,
+                        literal,
+                        pattern: false,
+                    },
+                ],
+                via: format!("{label} w"),
+                call: Some("sed w".into()),
+                appended: false,
+                fill: Vec::new(),
+            });
+        }
         return;
     }
     let lang = match kind {
@@ -203,6 +221,28 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         Interpreter::Php => Lang::Php,
         _ => Lang::Awk,
     };
+    if lang == Lang::Awk {
+        // `print > "file"` and `>> "file"` write the file: reported as
+        // `tee -- file` (a comparison with a string reads the same, and
+        // only adds a write nobody guards).
+        for file in awk_output_files(&text) {
+            launch.nested.push(Nested::Argv {
+                words: vec![
+                    Word::literal("tee"),
+                    Word::literal("--"),
+                    Word {
+                        text: file,
+                        literal,
+                        pattern: false,
+                    },
+                ],
+                via: format!("{label} >"),
+                call: Some("awk print >".into()),
+                appended: false,
+                fill: Vec::new(),
+            });
+        }
+    }
     let found = code::analyze(lang, &text);
     for reason in found.opaque {
         launch
@@ -581,3 +621,34 @@ fn sed_options(args: &[Word]) -> (Source, &'static str) {
 
 #[cfg(test)]
 mod tests;
+
+/// The string files an awk program redirects output to (`> "f"`, `>> "f"`).
+fn awk_output_files(program: &str) -> Vec<String> {
+    let bytes = program.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'>' {
+            let mut j = i + 1;
+            if bytes.get(j) == Some(&b'>') {
+                j += 1;
+            }
+            while bytes.get(j).is_some_and(|b| *b == b' ' || *b == b'\t') {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b'"') {
+                let start = j + 1;
+                let mut end = start;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(file) = program.get(start..end.min(bytes.len())) {
+                    out.push(file.replace("\\\"", "\""));
+                }
+                i = end;
+            }
+        }
+        i += 1;
+    }
+    out
+}

@@ -13,6 +13,8 @@
 pub struct SedFindings {
     /// Text of `e command` commands.
     pub commands: Vec<String>,
+    /// Files `w file`, `W file` and `s///w file` write.
+    pub writes: Vec<String>,
     /// Why part of the script runs what cannot be known.
     pub opaque: Vec<String>,
 }
@@ -35,9 +37,13 @@ pub fn analyze(script: &str) -> SedFindings {
                 // the line (labels and numbers also end at `;`).
                 let ends_at_semicolon =
                     matches!(command, 'b' | 't' | 'T' | 'q' | 'Q' | 'l' | 'L' | 'v');
+                let start = i;
                 while i < chars.len() && chars[i] != '\n' && !(ends_at_semicolon && chars[i] == ';')
                 {
                     i += 1;
+                }
+                if matches!(command, 'w' | 'W') {
+                    push_file(&mut out.writes, &chars[start..i]);
                 }
             }
             'e' => {
@@ -78,9 +84,11 @@ pub fn analyze(script: &str) -> SedFindings {
                         ));
                     }
                     if chars.get(i) == Some(&'w') {
+                        let start = i + 1;
                         while i < chars.len() && chars[i] != '\n' {
                             i += 1;
                         }
+                        push_file(&mut out.writes, &chars[start.min(i)..i]);
                     }
                 }
             }
@@ -88,6 +96,16 @@ pub fn analyze(script: &str) -> SedFindings {
         }
     }
     out
+}
+
+/// A `w` file name: the rest of the line, leading blanks dropped
+/// (`/dev/stdout` and `/dev/stderr` are GNU sed's names for the streams).
+fn push_file(into: &mut Vec<String>, text: &[char]) {
+    let name: String = text.iter().collect();
+    let name = name.trim_start().to_string();
+    if !name.is_empty() && name != "/dev/stdout" && name != "/dev/stderr" {
+        into.push(name);
+    }
 }
 
 fn skip_blanks_and_separators(chars: &[char], mut i: usize) -> usize {

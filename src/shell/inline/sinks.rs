@@ -105,6 +105,17 @@ pub(super) enum Sink {
     },
     RmDir,
     Move,
+    /// A file write (`open(p, 'w')`, `fs.writeFileSync(p)`), reported as
+    /// `tee -- PATH`: argument `path` is written; with `mode`, only when
+    /// that argument (or a `mode`/`flags` option) is not a read-only mode.
+    Write {
+        path: usize,
+        mode: Option<usize>,
+    },
+    /// A copy (`shutil.copy(src, dst)`), reported as `cp -- SRC DST`.
+    Copy,
+    /// A link (`os.symlink(target, link)`), reported as `ln -s -- TARGET LINK`.
+    Link,
     /// A capability whose arguments are not followed.
     Opaque,
 }
@@ -142,6 +153,16 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "os.remove" | "os.unlink" => Delete { recursive: false },
             "os.rmdir" | "os.removedirs" => RmDir,
             "os.rename" | "os.replace" | "os.renames" | "shutil.move" => Move,
+            "open" | "io.open" | "codecs.open" | "builtins.open" => Write {
+                path: 0,
+                mode: Some(1),
+            },
+            "os.open" | "os.truncate" => Write {
+                path: 0,
+                mode: None,
+            },
+            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" => Copy,
+            "os.symlink" | "os.link" => Link,
             "importlib.import_module"
             | "__import__"
             | "getattr"
@@ -178,6 +199,28 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                     "fs" | "fs-extra" | "graceful-fs",
                     "rename" | "renameSync" | "move" | "moveSync",
                 ) => Move,
+                (
+                    "fs" | "fs-extra" | "graceful-fs",
+                    "writeFile" | "writeFileSync" | "appendFile" | "appendFileSync"
+                    | "createWriteStream" | "truncate" | "truncateSync" | "outputFile"
+                    | "outputFileSync" | "writeJson" | "writeJsonSync" | "outputJson"
+                    | "outputJsonSync",
+                ) => Write {
+                    path: 0,
+                    mode: None,
+                },
+                ("fs" | "fs-extra" | "graceful-fs", "open" | "openSync") => Write {
+                    path: 0,
+                    mode: Some(1),
+                },
+                (
+                    "fs" | "fs-extra" | "graceful-fs",
+                    "copyFile" | "copyFileSync" | "cp" | "cpSync" | "copy" | "copySync",
+                ) => Copy,
+                (
+                    "fs" | "fs-extra" | "graceful-fs",
+                    "symlink" | "symlinkSync" | "link" | "linkSync",
+                ) => Link,
                 ("process", "binding" | "dlopen") | ("Deno", _) => Opaque,
                 _ => return None,
             }
@@ -193,6 +236,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 ("unlink" | "CORE.unlink", _) => Delete { recursive: false },
                 ("rmdir", _) => RmDir,
                 ("rename" | "File.Copy.move" | "move", _) => Move,
+                ("copy" | "File.Copy.copy" | "cp", _) => Copy,
+                ("symlink" | "link", _) => Link,
                 ("syscall", _) => Opaque,
                 _ => return None,
             }
@@ -220,6 +265,16 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 | ("File", "delete" | "unlink") => Delete { recursive: false },
                 ("Dir" | "FileUtils", "rmdir" | "delete" | "unlink") => RmDir,
                 ("FileUtils" | "File", "mv" | "move" | "rename") => Move,
+                ("File" | "IO", "write" | "binwrite") => Write {
+                    path: 0,
+                    mode: None,
+                },
+                ("File", "open" | "new") => Write {
+                    path: 0,
+                    mode: Some(1),
+                },
+                ("FileUtils", "cp" | "copy" | "cp_r" | "install" | "copy_file") => Copy,
+                ("FileUtils" | "File", "ln_s" | "ln_sf" | "symlink" | "ln" | "link") => Link,
                 ("Kernel" | "", "syscall") => Opaque,
                 _ => return None,
             }
@@ -232,6 +287,16 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "unlink" => Delete { recursive: false },
             "rmdir" => RmDir,
             "rename" => Move,
+            "file_put_contents" => Write {
+                path: 0,
+                mode: None,
+            },
+            "fopen" => Write {
+                path: 0,
+                mode: Some(1),
+            },
+            "copy" => Copy,
+            "symlink" | "link" => Link,
             _ => return None,
         },
         Lang::Awk => match name {

@@ -364,3 +364,107 @@ fn hostile_code_ends_within_the_limits() {
         let _ = analyze(line);
     }
 }
+
+#[test]
+fn file_writes_copies_and_links_in_code_are_reported_as_commands() {
+    for (line, want) in [
+        (
+            r#"python3 -c "open('/etc/x','w').write('')""#,
+            "tee -- /etc/x [open]",
+        ),
+        (
+            r#"python3 -c "open('/etc/x', mode='a')""#,
+            "tee -- /etc/x [open]",
+        ),
+        (
+            r#"python3 -c "import pathlib; pathlib.Path('/etc/x').write_text('')""#,
+            "tee -- /etc/x [Path.write_text]",
+        ),
+        (
+            r#"python3 -c "import shutil; shutil.copy('a', '/etc/x')""#,
+            "cp -- a /etc/x [shutil.copy]",
+        ),
+        (
+            r#"python3 -c "import os; os.symlink('/dev/null', '/etc/x')""#,
+            "ln -s -- /dev/null /etc/x [os.symlink]",
+        ),
+        (
+            r#"node -e "require('fs').appendFileSync('/etc/x','')""#,
+            "tee -- /etc/x [fs.appendFileSync]",
+        ),
+        (
+            r#"perl -e 'open(my $f, ">>", "/etc/x")'"#,
+            "tee -- /etc/x [open]",
+        ),
+        (r#"perl -e 'open(F, ">/etc/x")'"#, "tee -- /etc/x [open]"),
+        (
+            r#"ruby -e 'File.write("/etc/x", "")'"#,
+            "tee -- /etc/x [File.write]",
+        ),
+        (
+            r#"php -r 'file_put_contents("/etc/x", "");'"#,
+            "tee -- /etc/x [file_put_contents]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).iter().any(|c| c == want),
+            "{line}: {:?}",
+            commands(&a)
+        );
+        let written = a
+            .commands
+            .iter()
+            .flat_map(|c| &c.writes)
+            .any(|t| t.text == "/etc/x");
+        assert!(written, "{line}");
+    }
+    // Reads write nothing.
+    for line in [
+        r#"python3 -c "print(open('/etc/x').read())""#,
+        r#"python3 -c "open('/etc/x', 'rb')""#,
+        r#"node -e "require('fs').readFileSync('/etc/x')""#,
+        r#"perl -e 'open(F, "<", "/etc/x")'"#,
+    ] {
+        let a = analyze(line);
+        assert!(
+            a.commands.iter().all(|c| c.writes.is_empty()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
+
+#[test]
+fn sed_and_awk_output_files_are_writes() {
+    for line in [
+        "sed -n 'w /etc/x' in.txt",
+        "sed -e '1W /etc/x' in.txt",
+        "sed 's/a/b/w /etc/x' in.txt",
+        r#"awk '{ print > "/etc/x" }' in.txt"#,
+        r#"awk 'BEGIN { printf "" >> "/etc/x" }'"#,
+    ] {
+        let a = analyze(line);
+        let written = a
+            .commands
+            .iter()
+            .flat_map(|c| &c.writes)
+            .any(|t| t.text == "/etc/x");
+        assert!(written, "{line}: {:?}", commands(&a));
+    }
+    let a = analyze("sed -n 'w /dev/stdout' in.txt");
+    assert!(a.commands.iter().all(|c| c.writes.is_empty()));
+}
+
+#[test]
+fn an_alias_defined_on_the_line_makes_it_opaque_and_its_value_is_read() {
+    let a = analyze("alias r=rm; r -rf ~");
+    assert!(a.has_opaque(OpaqueKind::DynamicProgram));
+    let a = analyze("alias wipe='rm -rf ~'");
+    assert!(caught("alias wipe='rm -rf ~'"));
+    assert!(
+        commands(&a).iter().any(|c| c == "rm -rf ~"),
+        "{:?}",
+        commands(&a)
+    );
+}
