@@ -577,7 +577,9 @@ pub struct UrlMatch {
 pub struct PathMatch {
     /// Globs over the normalised path; any may match. `**/.env` matches at
     /// any depth, `~/.ssh/**` under the home directory, relative globs
-    /// against the project root. `*` never crosses a `/`.
+    /// against the project root. `*` never crosses a `/`. A glob starting
+    /// with `(?i)` ignores ASCII case (`(?i)**/.env` matches `.ENV`, which
+    /// opens `.env` on macOS and Windows file systems).
     #[serde(default)]
     #[schemars(example = serde_json::json!(["**/.env", "**/*.pem", "~/.ssh/**"]))]
     pub glob: Option<StringList>,

@@ -17,6 +17,10 @@
 //!   `..` is rejected, since a normalised path never contains it.
 //! - Matching is case-sensitive (Linux semantics); `\` escapes the next
 //!   character, as in globset.
+//! - A pattern starting with `(?i)` ignores ASCII case (`(?i)**/.env` also
+//!   matches `.ENV`): on macOS and Windows file systems, where most coding
+//!   agents run, `.ENV` and `~/.SSH/ID_RSA` open the same files as `.env`
+//!   and `~/.ssh/id_rsa`, so patterns that guard files use it.
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -57,6 +61,9 @@ pub struct PathGlobSet {
     relative_owner: Vec<usize>,
 }
 
+/// The prefix that makes a pattern ignore ASCII case.
+pub const IGNORE_CASE: &str = "(?i)";
+
 /// Where one compiled glob is matched.
 enum Target {
     Absolute,
@@ -79,9 +86,14 @@ impl PathGlobSet {
                 pattern: pattern.to_string(),
                 reason,
             };
-            for (target, text) in expand_pattern(pattern, home).map_err(fail)? {
+            let (body, ignore_case) = match pattern.strip_prefix(IGNORE_CASE) {
+                Some(rest) => (rest, true),
+                None => (*pattern, false),
+            };
+            for (target, text) in expand_pattern(body, home).map_err(fail)? {
                 let glob = GlobBuilder::new(&text)
                     .literal_separator(true)
+                    .case_insensitive(ignore_case)
                     .build()
                     .map_err(|e| fail(e.kind().to_string()))?;
                 let (builder, owners) = match target {
@@ -324,6 +336,23 @@ mod tests {
         assert!(dotdot.reason.contains("'..'"), "{dotdot}");
         assert!(PathGlobSet::new(&[""], "/proj", None).is_err());
         assert!(PathGlobSet::new(&["./"], "/proj", None).is_err());
+    }
+
+    #[test]
+    fn ignore_case_prefix_folds_ascii_case_only_where_asked() {
+        let s = set(&["(?i)**/.env", "(?i)~/.ssh/**", "(?i)**/*.pem", "**/.npmrc"]);
+        for (path, want) in [
+            ("/proj/.ENV", Some(0)),
+            ("/proj/sub/.Env", Some(0)),
+            ("/home/u/.SSH/ID_RSA", Some(1)),
+            ("/home/u/.ssh/id_rsa", Some(1)),
+            ("/proj/CERT.PEM", Some(2)),
+            ("/proj/.NPMRC", None),
+            ("/proj/.npmrc", Some(3)),
+            ("/proj/.envy", None),
+        ] {
+            assert_eq!(s.matches(path), want, "{path}");
+        }
     }
 
     #[test]
