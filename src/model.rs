@@ -145,6 +145,13 @@ pub struct PackHeader {
     #[serde(default)]
     #[schemars(example = true)]
     pub recommended: bool,
+    /// Why the pack is in the recommended set or left opt-in: what routine
+    /// work it leaves alone, or which workflows it would get in the way of.
+    #[serde(default)]
+    #[schemars(
+        example = &"Nothing here is routine for a coding agent; deploys and single-resource edits pass."
+    )]
+    pub rationale: Option<String>,
 }
 
 /// How bad it is when the guarded action happens anyway.
