@@ -198,7 +198,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // The force-push rule names `git`, which this line never runs: the
     // program index leaves it out without evaluating it.
     assert!(
-        explanation.contains("87 rule(s) for this hook, 5 candidate(s) after indexing"),
+        explanation.contains("108 rule(s) for this hook, 7 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");
