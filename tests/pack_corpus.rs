@@ -431,7 +431,7 @@ fn peer_share_of_must_deny_lines_denied_by_the_recommended_set() {
     let cases = read("dangerous.tsv", 3);
     let recommended = policy(Packs::Recommended, "pre_shell_exec");
     let all = policy(Packs::All, "pre_shell_exec");
-    for (peer, floor) in [("dcg", 0.80), ("safety-net", 0.85)] {
+    for (peer, floor) in [("dcg", 0.88), ("safety-net", 0.89)] {
         let lines: Vec<&Case> = cases.iter().filter(|c| c.field(0) == peer).collect();
         let denied_by = |p: &CompiledPolicy| {
             lines
@@ -444,10 +444,13 @@ fn peer_share_of_must_deny_lines_denied_by_the_recommended_set() {
         };
         let (rec, every) = (denied_by(&recommended), denied_by(&all));
         let share = rec as f64 / lines.len() as f64;
+        // Lines labelled `allow` are the peers' denials we waive on purpose.
+        let kept = lines.iter().filter(|c| c.field(1) != "allow").count();
         eprintln!(
-            "{peer}: recommended denies {rec}/{} ({:.1}%), all packs {every}/{} ({:.1}%)",
+            "{peer}: recommended denies {rec}/{} ({:.1}%; {:.1}% of the {kept} not waived), all packs {every}/{} ({:.1}%)",
             lines.len(),
             100.0 * share,
+            100.0 * rec as f64 / kept as f64,
             lines.len(),
             100.0 * every as f64 / lines.len() as f64
         );
