@@ -29,9 +29,8 @@
 //!   read-only or full disk only costs the speed-up, never a decision.
 //!
 //! An entry is text: a format line, the key, a line with the checksum and
-//! length of the rest, a JSON header (settings, the decision tree, where
-//! each rule's JSON starts and ends), then the rules' JSON, one per line,
-//! in decision order.
+//! length of the rest, a JSON header (settings, the decision tree, how many
+//! rules follow), then the rules' JSON, one per line, in decision order.
 
 use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
 use crate::compile::CompiledPolicy;
@@ -47,7 +46,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 3";
+const FORMAT: &str = "hook-policy prepared policy 4";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -99,8 +98,8 @@ struct Header {
     /// Stored resolved, so no directory is needed.
     log: Option<PathBuf>,
     plan: PlanForm,
-    /// Start and length of each rule's JSON, after the header.
-    rules: Vec<(usize, usize)>,
+    /// How many rules follow the header, one JSON line each.
+    rules: usize,
 }
 
 /// The entry for `hook` of a policy compiled for that hook alone, from
@@ -110,16 +109,14 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
     let by_order: std::collections::HashMap<usize, &LoadedRule> =
         set.rules.iter().map(|r| (r.order, r)).collect();
     let mut body = Vec::new();
-    let mut spans = Vec::with_capacity(policy.rules.len());
     for rule in &policy.rules {
         // Orders are unique in a set; a mismatch would store another rule's
         // source, so nothing is stored.
         let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
             return Vec::new();
         };
-        let start = body.len();
+        // JSON escapes every newline inside strings: one line per rule.
         let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
-        spans.push((start, body.len() - start));
         body.push(b'\n');
     }
     let plan = match policy.plan(hook) {
@@ -136,7 +133,7 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         }),
         log: policy.log.clone(),
         plan,
-        rules: spans,
+        rules: policy.rules.len(),
     };
     let Ok(mut rest) = serde_json::to_vec(&header) else {
         return Vec::new();
@@ -155,7 +152,7 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
 }
 
 /// The policy an entry holds, if it is whole and written for `key`.
-pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
+pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
     let mut lines = bytes.splitn(4, |&b| b == b'\n');
     if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
         return None;
@@ -177,11 +174,20 @@ pub fn decode(mut bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<Compi
         Some("fail_open") => Some(OnError::FailOpen),
         Some(_) => return None,
     };
-    let plan = header.plan.into_plan(header.rules.len())?;
-    // Rule spans count from the end of the header.
+    let plan = header.plan.into_plan(header.rules)?;
+    // Where each rule's line is: found by a byte search, cheaper than
+    // reading thousands of numbers from the header.
     let body_at = rest_at + header_len;
-    bytes.drain(..body_at);
-    let rules = DeferredRules::new(hook, bytes, header.rules)?;
+    let mut spans = Vec::with_capacity(header.rules);
+    let mut start = body_at;
+    for end in memchr::memchr_iter(b'\n', &bytes[body_at..]) {
+        spans.push((start, body_at + end - start));
+        start = body_at + end + 1;
+    }
+    if spans.len() != header.rules || start != bytes.len() {
+        return None;
+    }
+    let rules = DeferredRules::new(hook, bytes, spans)?;
     Some(prepared::deferred_policy(
         hook, plan, rules, on_error, header.log,
     ))

@@ -795,6 +795,52 @@ pub const HOOKS: &[HookPoint] = &[
         ],
         effects: &[EffectKind::Deny],
     },
+    HookPoint {
+        name: "cline.PreToolUse",
+        harness: Some("cline"),
+        class: HookClass::Permission,
+        doc: "Cline, before any tool call (its PreToolUse hook, or `tool_call` from the Cline CLI; list parameters sent as JSON text parsed, use_mcp_tool's `arguments` parsed).",
+        payload: &[
+            field("hookName", Ty::Str, "PreToolUse (tool_call from the Cline CLI)."),
+            optional("clineVersion", Ty::Str, "Cline's version."),
+            optional("timestamp", Ty::Str, "Milliseconds since the epoch, as text."),
+            optional("taskId", Ty::Str, "Task id."),
+            optional("workspaceRoots", Ty::List(&Ty::Str), "Roots of the workspace; the first is the project root."),
+            optional("userId", Ty::Str, "Cline user id."),
+            optional("model", Ty::AnyMap, "provider and slug of the active model."),
+            field("preToolUse", Ty::AnyMap, "toolName and parameters (the tool's arguments)."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "kiro.preToolUse",
+        harness: Some("kiro"),
+        class: HookClass::Permission,
+        doc: "Kiro CLI, before any tool call (its preToolUse hook event, as received; a `tool_input` sent as a JSON string is parsed).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "preToolUse."),
+            optional("cwd", Ty::Str, "Working directory of Kiro CLI: the project root."),
+            field("tool_name", Ty::Str, "execute_bash, fs_read, fs_write, glob, grep, web_fetch, use_aws, ..., or @<server>/<tool>."),
+            field("tool_input", Ty::AnyMap, "The tool's arguments."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
+    HookPoint {
+        name: "opencode.tool_execute_before",
+        harness: Some("opencode"),
+        class: HookClass::Permission,
+        doc: "OpenCode, before any tool call (its plugin hook tool.execute.before, as hook-policy's plugin sends it).",
+        payload: &[
+            field("hook_event_name", Ty::Str, "tool.execute.before."),
+            field("tool", Ty::Str, "bash, read, glob, grep, write, edit, apply_patch, webfetch, task, skill, ..., an MCP tool (<server>_<tool>) or a plugin's tool."),
+            optional("sessionID", Ty::Str, "Session id."),
+            optional("callID", Ty::Str, "Id of the tool call."),
+            field("args", Ty::AnyMap, "The tool's arguments."),
+            optional("directory", Ty::Str, "The directory OpenCode runs in: the project root."),
+            optional("worktree", Ty::Str, "The git worktree of the project (`/` outside git)."),
+        ],
+        effects: &[EffectKind::Deny],
+    },
 ];
 
 /// The tools chibi offers out of the box, with the type `pre_api_tools`
@@ -848,7 +894,7 @@ pub const BUILTIN_VARIABLES: &[Field] = &[
     field(
         "harness",
         Ty::Str,
-        "The harness asking: chibi, picoclaw, claude-code, gemini, codex, cursor, copilot, windsurf.",
+        "The harness asking: chibi, picoclaw, claude-code, gemini, codex, cursor, copilot, windsurf, cline.",
     ),
     field(
         "project_root",

@@ -17,6 +17,7 @@ pub mod cli;
 pub mod compile;
 pub mod decision_log;
 pub mod diagnostic;
+pub mod doctor;
 pub mod engine;
 pub mod eval;
 pub mod explain;

@@ -61,6 +61,7 @@ fn run() -> u8 {
         Command::Packs(args) => cli::packs::run(args),
         Command::Install { harness } => cli::install::run(harness),
         Command::Uninstall(args) => cli::install::uninstall(args),
+        Command::Doctor(args) => cli::doctor::run(args),
         Command::Hook(args) => cli::serve::hook(args),
         Command::Serve { harness } => cli::serve::serve(harness),
         Command::Init(args) => cli::init::run(args),

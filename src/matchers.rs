@@ -16,7 +16,6 @@ use crate::url_class::{self, UrlClass, UrlInfo};
 use regex::Regex;
 use serde_json::Value as Json;
 use std::cell::OnceCell;
-use std::sync::Mutex;
 
 thread_local! {
     /// The last command line analysed on this thread. One decision asks for
@@ -328,7 +327,7 @@ pub struct PathMatcher {
     inside_project: Option<bool>,
     /// The compiled glob set for the last (root, home) seen: a hook process
     /// sees one root, a long-running server a few.
-    compiled: Mutex<Option<(String, Option<String>, PathGlobSet)>>,
+    compiled: paths::GlobSetCache,
 }
 
 impl PathMatcher {
@@ -362,19 +361,14 @@ impl PathMatcher {
             };
             return Ok(Some(format!("{} is {side} the project", info.normalized)));
         }
-        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
-        if fresh {
-            let patterns: Vec<&str> = self.globs.iter().map(String::as_str).collect();
-            let set = PathGlobSet::new(&patterns, root, home).map_err(|e| e.to_string())?;
-            *cache = Some((root.to_string(), home.map(str::to_string), set));
-        }
-        let Some((_, _, set)) = cache.as_ref() else {
-            return Ok(None);
-        };
-        Ok(set
-            .matches(&info.normalized)
-            .map(|i| format!("{} matches {}", info.normalized, self.globs[i])))
+        let patterns: Vec<&str> = self.globs.iter().map(String::as_str).collect();
+        self.compiled
+            .with(&patterns, root, home, &info.normalized, |set| match set {
+                Ok(set) => Ok(set
+                    .matches(&info.normalized)
+                    .map(|i| format!("{} matches {}", info.normalized, self.globs[i]))),
+                Err(e) => Err(e.to_string()),
+            })
     }
 }
 
@@ -629,7 +623,7 @@ pub fn compile_path(m: &PathMatch) -> Result<PathMatcher, MatcherError> {
     Ok(PathMatcher {
         globs,
         inside_project: m.inside_project,
-        compiled: Mutex::new(None),
+        compiled: Default::default(),
     })
 }
 

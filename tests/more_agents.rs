@@ -748,9 +748,17 @@ fn install_refuses_files_it_cannot_own_and_prints_without_write() {
     assert!(out.status.success(), "{out:?}");
     let out = install("copilot", &home, t.path(), &["--settings", own]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    // Copilot CLI documents repository hooks only.
+    // Copilot CLI's user-level hooks directory (the hooks reference).
     let out = install("copilot", &home, t.path(), &["--write", "--scope", "user"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.status.success(), "{out:?}");
+    let user: Value = serde_json::from_slice(
+        &std::fs::read(home.join(".copilot/hooks/hook-policy.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(user["hooks"]["preToolUse"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .contains(" hook copilot --policy-list "));
     // Without --write the entry is printed and nothing is written.
     let out = install("copilot", &home, t.path(), &[]);
     assert!(out.status.success());

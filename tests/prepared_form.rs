@@ -39,7 +39,7 @@ fn word() -> impl Strategy<Value = &'static str> {
 /// One rule's YAML (without the id line's indentation).
 fn rule() -> impl Strategy<Value = String> {
     let priority = prop::option::of(-3i64..3);
-    (0u8..15, word(), word(), priority).prop_map(|(kind, w, v, priority)| {
+    (0u8..18, word(), word(), priority).prop_map(|(kind, w, v, priority)| {
         let body = match kind {
             0 => format!("hook: pre_tool\n    when: tool_name == '{w}'\n    block: \"no {w} for ${{{{ tool_name }}}}\""),
             1 => format!("hook: pre_tool\n    when: tool_name in ['{w}', '{v}'] && has(arguments.force)\n    arguments: {{ force: false, note: '{v}' }}"),
@@ -57,7 +57,11 @@ fn rule() -> impl Strategy<Value = String> {
             // Deny rules of every specificity, so that the reason chosen among
             // equal priorities (the most specific) is compared too.
             13 => format!("hook: pre_shell_exec\n    deny: \"always {w}\""),
-            _ => format!("hook: pre_shell_exec\n    shell: {{ opaque: true }}\n    deny: \"opaque {w}\""),
+            14 => format!("hook: pre_shell_exec\n    shell: {{ opaque: true }}\n    deny: \"opaque {w}\""),
+            // Conditions indexed by what they need, one of several things.
+            15 => format!("hook: pre_shell_exec\n    when: command.contains('{w}') || command.endsWith('{v}/')\n    deny: \"either {w}\""),
+            16 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program in ['{w}', '{v}'] && size(c.args) > 0)\n    deny: \"runs {w}\""),
+            _ => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program == '{w}' || c.args[0] == '{v}')\n    ask: \"maybe {w}\""),
         };
         match priority {
             Some(p) => format!("{body}\n    priority: {p}"),

@@ -2,14 +2,18 @@
 //! and packs' own tests (`policies/*.test.yaml`, `packs/*.test.yaml`), put
 //! to chibi (under `policies/` with every shipped pack enabled) and then as the
 //! equivalent tool call of Claude Code, Gemini CLI, Codex and PicoClaw,
-//! and as the equivalent hook event of Cursor, Copilot CLI and Windsurf
-//! (through their adapters' event parsing), must be denied by all of them
-//! or by none.
+//! and as the equivalent hook event of Cursor, Copilot CLI, Windsurf,
+//! Cline, OpenCode (its plugin's event) and Kiro CLI (through their
+//! adapters' event parsing; Cline's in both its 3.x tools and Cline 4's),
+//! must be denied by all of them or by none.
 
 use hook_policy::adapters::chibi;
+use hook_policy::adapters::cline::Cline;
 use hook_policy::adapters::copilot::Copilot;
 use hook_policy::adapters::cursor::Cursor;
 use hook_policy::adapters::hook_command::{Answer, Protocol};
+use hook_policy::adapters::kiro::Kiro;
+use hook_policy::adapters::opencode::OpenCode;
 use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
 use hook_policy::adapters::windsurf::Windsurf;
 use hook_policy::engine::{self, Prepared};
@@ -81,6 +85,36 @@ fn tool_call(harness: Harness, hook: &str, p: &Value) -> Option<(&'static str, V
                    "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
         ),
         ("pre_fetch_url", Copilot) => ("web_fetch", json!({"url": s("url")?})),
+        ("pre_shell_exec", Cline) => ("execute_command", json!({"command": s("command")?})),
+        ("pre_file_read", Cline) => ("read_file", json!({"path": s("path")?})),
+        ("pre_file_write", Cline) => (
+            "write_to_file",
+            json!({"path": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", Cline) => ("web_fetch", json!({"url": s("url")?})),
+        ("pre_shell_exec", OpenCode) => (
+            "bash",
+            json!({"command": s("command")?, "description": "run"}),
+        ),
+        ("pre_file_read", OpenCode) => ("read", json!({"filePath": s("path")?})),
+        ("pre_file_write", OpenCode) => (
+            "write",
+            json!({"filePath": s("path")?, "content": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", OpenCode) => ("webfetch", json!({"url": s("url")?, "format": "text"})),
+        ("pre_shell_exec", Kiro) => (
+            "execute_bash",
+            json!({"command": s("command")?, "summary": "run"}),
+        ),
+        ("pre_file_read", Kiro) => (
+            "fs_read",
+            json!({"operations": [{"mode": "Line", "path": s("path")?}]}),
+        ),
+        ("pre_file_write", Kiro) => (
+            "fs_write",
+            json!({"command": "create", "path": s("path")?, "file_text": s("content").unwrap_or_default()}),
+        ),
+        ("pre_fetch_url", Kiro) => ("web_fetch", json!({"url": s("url")?})),
         // Codex has no read or fetch tool of its own; Cursor has no write or
         // fetch event, Windsurf no fetch event.
         _ => return None,
@@ -128,9 +162,65 @@ fn hook_event(harness: Harness, hook: &str, p: &Value, root: &str) -> Option<Val
             json!({"file_path": s("path")?,
                    "edits": [{"old_string": "", "new_string": s("content").unwrap_or_default()}]}),
         ),
+        (_, Kiro) => {
+            let (tool, input) = tool_call(Kiro, hook, p)?;
+            json!({"hook_event_name": "preToolUse", "cwd": root, "tool_name": tool, "tool_input": input})
+        }
+        (_, OpenCode) => {
+            let (tool, args) = tool_call(OpenCode, hook, p)?;
+            json!({"hook_event_name": "tool.execute.before", "tool": tool, "sessionID": "s",
+                   "callID": "c", "args": args, "directory": root, "worktree": root})
+        }
         // Cursor has no write or fetch event, Windsurf no fetch event.
         _ => return None,
     })
+}
+
+/// Cline's PreToolUse events for a canonical permission payload, as its
+/// hooks page shapes them (parameter values as text): Cline 3's tool, then
+/// Cline 4's, whose lists arrive as JSON text.
+fn cline_events(hook: &str, p: &Value, root: &str) -> Vec<Value> {
+    let s = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+    let event = |tool: &str, params: Value| {
+        json!({"clineVersion": "3.17.0", "hookName": "PreToolUse", "timestamp": "1736654400000",
+               "taskId": "t", "workspaceRoots": [root], "userId": "u",
+               "preToolUse": {"toolName": tool, "parameters": params}})
+    };
+    let calls = match (hook, s("command"), s("path"), s("url")) {
+        ("pre_shell_exec", Some(c), _, _) => vec![
+            (
+                "execute_command",
+                json!({"command": c, "requires_approval": "false"}),
+            ),
+            ("run_commands", json!({"commands": json!([c]).to_string()})),
+        ],
+        ("pre_file_read", _, Some(path), _) => vec![
+            ("read_file", json!({"path": path})),
+            (
+                "read_files",
+                json!({"files": json!([{"path": path}]).to_string()}),
+            ),
+        ],
+        ("pre_file_write", _, Some(path), _) => {
+            let content = s("content").unwrap_or_default();
+            vec![
+                ("write_to_file", json!({"path": path, "content": content})),
+                ("editor", json!({"path": path, "new_text": content})),
+            ]
+        }
+        ("pre_fetch_url", _, _, Some(url)) => vec![
+            ("web_fetch", json!({"url": url})),
+            (
+                "fetch_web_content",
+                json!({"requests": json!([{"url": url, "prompt": "read it"}]).to_string()}),
+            ),
+        ],
+        _ => Vec::new(),
+    };
+    calls
+        .into_iter()
+        .map(|(t, params)| event(t, params))
+        .collect()
 }
 
 /// Whether an adapter's answer denies, in that agent's words.
@@ -140,6 +230,9 @@ fn answer_denies(harness: Harness, a: &Answer) -> bool {
         Harness::Cursor => reply()["permission"] == "deny",
         Harness::Copilot => reply()["permissionDecision"] == "deny",
         Harness::Windsurf => a.exit == 2,
+        Harness::Cline => reply()["cancel"] == true,
+        Harness::OpenCode => reply()["decision"] == "block",
+        Harness::Kiro => a.exit == 2,
         _ => unreachable!(),
     }
 }
@@ -273,7 +366,7 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
 }
 
 #[test]
-fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
+fn hook_command_agents_events_decide_the_shipped_cases_like_chibi() {
     let prepared = Arc::new(engine::prepare(&[repo().join("policies")], None));
     let Prepared::Ready(policy) = &*prepared else {
         panic!("shipped policies do not load")
@@ -292,10 +385,21 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
         let outcome = engine::run(policy, &hook, &payload, ctx);
         let reply = chibi::reply(hp, &outcome, policy.on_error, Some(&payload));
         let chibi_denies = reply.json.get("denied") == Some(&json!(true));
-        for harness in [Harness::Cursor, Harness::Copilot, Harness::Windsurf] {
-            let Some(event) = hook_event(harness, &hook, &payload, &root) else {
-                continue;
-            };
+        let events = [
+            Harness::Cursor,
+            Harness::Copilot,
+            Harness::Windsurf,
+            Harness::OpenCode,
+            Harness::Kiro,
+        ]
+        .into_iter()
+        .filter_map(|h| Some((h, hook_event(h, &hook, &payload, &root)?)))
+        .chain(
+            cline_events(&hook, &payload, &root)
+                .into_iter()
+                .map(|e| (Harness::Cline, e)),
+        );
+        for (harness, event) in events {
             // Windsurf's root is the hook's working directory: the case's root.
             let mut source = PolicySource::compiled(prepared.clone());
             let input = Ok(event.to_string().into_bytes());
@@ -303,13 +407,16 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
             let a = match harness {
                 Harness::Cursor => Cursor::answer_in(&mut source, &input, "coding", home, root),
                 Harness::Copilot => Copilot::answer_in(&mut source, &input, "coding", home, root),
+                Harness::Cline => Cline::answer_in(&mut source, &input, "coding", home, root),
+                Harness::OpenCode => OpenCode::answer_in(&mut source, &input, "coding", home, root),
+                Harness::Kiro => Kiro::answer_in(&mut source, &input, "coding", home, root),
                 _ => Windsurf::answer_in(&mut source, &input, "coding", home, root),
             };
             let denies = answer_denies(harness, &a);
             compared += 1;
             if denies != chibi_denies {
                 failures.push(format!(
-                    "{name} [{}]: chibi {} but {} {} ({:?})",
+                    "{name} [{}]: chibi {} but {} {} ({:?}, event {event})",
                     harness.name(),
                     if chibi_denies { "denies" } else { "allows" },
                     harness.title(),
@@ -319,7 +426,7 @@ fn cursor_copilot_and_windsurf_events_decide_the_shipped_cases_like_chibi() {
             }
         }
     }
-    assert!(compared >= 60, "only {compared} comparisons");
+    assert!(compared >= 120, "only {compared} comparisons");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

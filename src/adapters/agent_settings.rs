@@ -53,6 +53,71 @@ impl Layout {
     pub fn list(&self, harness: Harness) -> PathBuf {
         self.dir.join(format!("{}.policies", harness.name()))
     }
+
+    /// The list of the entry in `file` when it is not the agent's one
+    /// shared list: `AGENT-<hash of the file's absolute path>.policies`, so
+    /// a project's install and the user's never rewrite each other's list.
+    pub fn list_of_file(&self, harness: Harness, file: &Path) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(absolute(file).to_string_lossy().as_bytes());
+        let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        self.dir.join(format!("{}-{tag}.policies", harness.name()))
+    }
+
+    /// Whether any agent's entry still runs the installed copy.
+    pub fn any_list(&self) -> bool {
+        std::fs::read_dir(&self.dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "policies"))
+        })
+    }
+}
+
+/// `path` made absolute against the working directory, lexically: the same
+/// before and after the file (or its folder) is created, so a second
+/// install names the same list.
+pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .unwrap_or_default();
+    let mut out = base;
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The documented settings file of an agent at `scope` (a project's is
+/// relative to the project): where `policy install AGENT --settings` is
+/// pointed, and where `policy doctor` looks. Codex follows `$CODEX_HOME`.
+pub fn default_path(
+    harness: Harness,
+    scope: super::hook_config::Scope,
+    home: &Path,
+) -> Option<PathBuf> {
+    use super::hook_config::Scope::{Project, User};
+    Some(match (harness, scope) {
+        (Harness::ClaudeCode, User) => home.join(".claude/settings.json"),
+        (Harness::ClaudeCode, Project) => PathBuf::from(".claude/settings.json"),
+        (Harness::Gemini, User) => home.join(".gemini/settings.json"),
+        (Harness::Gemini, Project) => PathBuf::from(".gemini/settings.json"),
+        (Harness::Codex, User) => std::env::var_os("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| home.join(".codex"), PathBuf::from)
+            .join("hooks.json"),
+        (Harness::Codex, Project) => PathBuf::from(".codex/hooks.json"),
+        _ => return None,
+    })
 }
 
 /// The events an agent's entry uses.
@@ -210,7 +275,7 @@ pub fn install(
 }
 
 /// Whether the settings turn hooks, or our hook, off.
-fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str> {
+pub(crate) fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str> {
     match harness {
         // Claude Code: `disableAllHooks: true` stops every hook.
         Harness::ClaudeCode if doc.get("disableAllHooks") == Some(&json!(true)) => {
@@ -492,8 +557,7 @@ pub fn uninstall(harness: Harness, settings: &Path) -> Result<String, String> {
         lines.push(format!("removed {}", list.display()));
     }
     // Cursor, Copilot CLI and Windsurf entries run the same copy.
-    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
-    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+    if !layout.any_list() && std::fs::remove_file(layout.binary()).is_ok() {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }

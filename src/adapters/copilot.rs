@@ -1,12 +1,12 @@
 //! GitHub Copilot CLI hooks: `policy hook copilot --policy PATH`.
 //!
-//! Protocol from GitHub's documentation: the CLI hooks reference,
-//! <https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference>,
-//! and the hooks configuration reference,
-//! <https://docs.github.com/en/copilot/reference/hooks-configuration>.
-//! Hooks live in `.github/hooks/*.json` (`{"version": 1, "hooks":
-//! {"preToolUse": [{"type": "command", "bash": ..., "powershell": ...,
-//! "timeoutSec": 30}]}}`); one process per event, JSON on stdin.
+//! Protocol from GitHub's hooks reference,
+//! <https://docs.github.com/en/copilot/reference/hooks-reference> (the
+//! earlier CLI hooks reference and hooks configuration pages now redirect
+//! there). Hooks live in `.github/hooks/*.json`, and for the CLI also in
+//! `~/.copilot/hooks/*.json` (`$COPILOT_HOME/hooks`) (`{"version": 1,
+//! "hooks": {"preToolUse": [{"type": "command", "bash": ..., "powershell":
+//! ..., "timeoutSec": 30}]}}`); one process per event, JSON on stdin.
 //!
 //! `preToolUse` comes in two forms, chosen by the event name in the
 //! configuration: camelCase (`toolName`, `toolArgs`, `cwd`, `timestamp`,
@@ -18,18 +18,20 @@
 //! "permissionDecisionReason": ...}`; no opinion is `{}` ("empty output
 //! uses default behavior"), never `allow`.
 //!
-//! Fail-closed readings where the two pages disagree or say nothing:
-//! - The configuration reference says only `deny` is processed; the CLI
-//!   reference lists `ask` and `modifiedArgs` too. An ask therefore denies
-//!   (saying approval is needed), and a policy rewrite denies rather than
-//!   trusting `modifiedArgs`.
-//! - "Hook failures (non-zero exit codes or timeouts) are logged and
-//!   skipped—they never block agent execution": every answer, failures and
-//!   the deadline included, is exit status 0 with the deny JSON, and the
-//!   deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s by default) stays well under
-//!   the default `timeoutSec` of 30.
-//! - `permissionRequest` (whose input the reference does not give) is not
-//!   handled: preToolUse sees every tool call already.
+//! Fail-closed readings:
+//! - The reference lists `ask` and `modifiedArgs`, but under the cloud
+//!   agent an ask is a deny, and earlier pages said only `deny` is
+//!   processed. An ask therefore denies (saying approval is needed), and a
+//!   policy rewrite denies rather than trusting `modifiedArgs`.
+//! - A command preToolUse hook that crashes or exits non-zero denies, but
+//!   one that times out is let through ("timeouts are always fail-open"):
+//!   every answer, failures and the deadline included, is exit status 0
+//!   with the deny JSON, and the deadline (`HOOK_POLICY_DEADLINE_MS`, 10 s
+//!   by default) stays well under the default `timeoutSec` of 30.
+//! - `permissionRequest` (documented now: `behavior` allow/deny, `message`)
+//!   is not installed: it runs after preToolUse on the same call, so for a
+//!   guard that never allows it could only repeat preToolUse's deny, and
+//!   the cloud agent does not fire it (docs/hook-events-not-used.md).
 //!
 //! Project root: the event's `cwd`, the directory the session runs in (the
 //! user's choice: the CLI loads `.github/hooks` from it), not a tool's

@@ -26,8 +26,10 @@
 //!   read; anything else denies.
 //! - Rewriting a command (`updated_input`) is not on the page: a policy
 //!   rewrite denies.
-//! - `preToolUse`, whose reply fields we could not confirm, is not handled
-//!   (`{}`); the three events above cover shell, MCP and reads.
+//! - `preToolUse` is not handled (`{}`): the vendor page's section could
+//!   not be read, and no source gives each tool's `tool_input` keys, so a
+//!   mapping would be a guess (docs/hook-events-not-used.md). The three
+//!   events above cover shell, MCP and reads; file writes are not guarded.
 //!
 //! Project root: the first of `workspace_roots` (Cursor's, not the model's),
 //! never the shell event's `cwd`, which follows the command; without it the

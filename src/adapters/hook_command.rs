@@ -1,11 +1,12 @@
 //! The process side of a command hook (one event per process) shared by the
-//! Cursor, Copilot CLI and Windsurf adapters: read the event, arm the
+//! Cursor, Copilot CLI, Windsurf and Cline adapters: read the event, arm the
 //! deadline, decide, log, reply.
 //!
 //! Each of these agents lets a tool call through when its hook fails (a
-//! crash, a timeout, output it cannot read): Copilot CLI logs and skips a
-//! failed hook, Cursor blocks only when the entry says `failClosed`, and
-//! Windsurf blocks only on exit status 2. So a failure must never be left to
+//! crash, a timeout, output it cannot read): Copilot CLI lets a timed-out
+//! hook through, Cursor blocks only when the entry says `failClosed`,
+//! Windsurf blocks only on exit status 2, and Cline runs the tool unless
+//! the hook's JSON says `cancel`. So a failure must never be left to
 //! the agent: every path, the deadline included, ends in the adapter's own
 //! deny reply (unless the policy says `on_error: fail_open`).
 //!

@@ -1,6 +1,7 @@
 //! The hooks.json entries that make Cursor, Copilot CLI and Windsurf call
 //! `policy hook AGENT`, and their merge into the file at its documented
-//! location (see each adapter's module doc for the pages).
+//! location (see each adapter's module doc for the pages); also Kiro CLI's
+//! entry, merged into an agent's configuration file.
 //!
 //! A merge keeps everything that is not ours, replaces our earlier entries
 //! (found by their command: `<exe> hook AGENT ... --policy`), and writes
@@ -29,18 +30,27 @@ pub fn events(harness: Harness) -> &'static [&'static str] {
         Harness::Cursor => &super::cursor::EVENTS,
         Harness::Copilot => &["preToolUse"],
         Harness::Windsurf => &super::windsurf::EVENTS,
+        Harness::Kiro => &[super::kiro::EVENT],
         _ => &[],
     }
 }
 
 /// Hook event names that mark a file as another agent's.
 fn foreign_events(harness: Harness) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = [Harness::Cursor, Harness::Copilot, Harness::Windsurf]
-        .into_iter()
-        .filter(|h| *h != harness)
-        .flat_map(events)
-        .copied()
-        .collect();
+    let mut out: Vec<&'static str> = [
+        Harness::Cursor,
+        Harness::Copilot,
+        Harness::Windsurf,
+        Harness::Kiro,
+    ]
+    .into_iter()
+    .filter(|h| *h != harness)
+    .flat_map(events)
+    .copied()
+    // Copilot CLI and Kiro CLI both name their event preToolUse: the
+    // entries' form tells them apart (`foreign_entry`).
+    .filter(|e| !events(harness).contains(e))
+    .collect();
     // Claude Code and Gemini CLI settings, and Codex's hooks.json.
     out.extend(["PreToolUse", "BeforeTool", "BeforeModel"]);
     // Cursor has a preToolUse event of its own (not one we install).
@@ -55,7 +65,7 @@ fn foreign_events(harness: Harness) -> Vec<&'static str> {
 fn foreign_entry(harness: Harness, hook: &Json) -> bool {
     let copilot_style = hook.get("bash").is_some() || hook.get("powershell").is_some();
     match harness {
-        Harness::Cursor => copilot_style,
+        Harness::Cursor | Harness::Kiro => copilot_style,
         Harness::Copilot => hook.get("command").is_some() && !copilot_style,
         _ => false,
     }
@@ -67,13 +77,37 @@ pub fn default_path(harness: Harness, scope: Scope, home: &Path) -> Result<PathB
         (Harness::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
         (Harness::Cursor, Scope::Project) => PathBuf::from(".cursor/hooks.json"),
         (Harness::Copilot, Scope::Project) => PathBuf::from(".github/hooks/hook-policy.json"),
-        (Harness::Copilot, Scope::User) => {
-            return Err("Copilot CLI's documentation names repository hooks only (.github/hooks/*.json); install with --scope project in the repository".into())
-        }
+        // The hooks reference's user-level hooks directory.
+        (Harness::Copilot, Scope::User) => std::env::var_os("COPILOT_HOME")
+            .filter(|h| !h.is_empty())
+            .map_or_else(|| home.join(".copilot"), PathBuf::from)
+            .join("hooks/hook-policy.json"),
         (Harness::Windsurf, Scope::User) => home.join(".codeium/windsurf/hooks.json"),
         (Harness::Windsurf, Scope::Project) => PathBuf::from(".windsurf/hooks.json"),
+        // Cline's hook is a script, not a hooks.json (`hook_script`).
+        (Harness::Cline, scope) => super::hook_script::default_path(scope, home),
+        // OpenCode's is a plugin file (`opencode_install`).
+        (Harness::OpenCode, Scope::User) => super::opencode_install::user_path(home),
+        (Harness::OpenCode, Scope::Project) => super::opencode_install::project_path(),
+        (Harness::Kiro, _) => {
+            return Err("Kiro CLI's hooks belong to an agent: name its configuration, --settings ~/.kiro/agents/NAME.json (or .kiro/agents/NAME.json)".into())
+        }
         (other, _) => return Err(format!("{} is not installed through a hooks.json file", other.title())),
     })
+}
+
+/// The policy list the entry in `file` runs with. The user-scope file keeps
+/// the agent's `AGENT.policies`; any other file (a project's, or one given
+/// with `--settings`) has a list of its own, so installing into one scope
+/// never changes what another scope's entry runs.
+pub fn list_for(layout: &Layout, harness: Harness, file: &Path) -> PathBuf {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let user = home.and_then(|h| default_path(harness, Scope::User, Path::new(&h)).ok());
+    let file = super::agent_settings::absolute(file);
+    match user {
+        Some(u) if super::agent_settings::absolute(&u) == file => layout.list(harness),
+        _ => layout.list_of_file(harness, &file),
+    }
 }
 
 /// The command an entry runs: the installed copy of the binary with the
@@ -96,6 +130,8 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
         Harness::Cursor => json!({"command": command}),
         // No `powershell` command: the entry's quoting is POSIX shell.
         Harness::Copilot => json!({"type": "command", "bash": command, "timeoutSec": 30}),
+        // Kiro's default timeout, written out: the deadline stays under it.
+        Harness::Kiro => json!({"command": command, "matcher": "*", "timeout_ms": 30000}),
         // show_output makes Windsurf show the reason of a block.
         _ => json!({"command": command, "show_output": true}),
     };
@@ -104,12 +140,12 @@ pub fn entry(harness: Harness, exe: &Path, list: &Path) -> Json {
         .map(|e| (e.to_string(), json!([one.clone()])))
         .collect();
     match harness {
-        Harness::Windsurf => json!({"hooks": hooks}),
+        Harness::Windsurf | Harness::Kiro => json!({"hooks": hooks}),
         _ => json!({"version": 1, "hooks": hooks}),
     }
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:=@".contains(&b))
@@ -136,6 +172,12 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     let Some(root) = doc.as_object_mut() else {
         return Err(format!("{shown} is not a JSON object; nothing was changed"));
     };
+    // An agent configuration has no version; Cursor's and Copilot's hooks.json do.
+    if harness == Harness::Kiro && root.contains_key("version") {
+        return Err(format!(
+            "{shown} has a `version`, so it is another agent's hooks file, not a Kiro CLI agent configuration: nothing was changed"
+        ));
+    }
     if let Some(v) = entry.get("version") {
         match root.get("version") {
             None => {
@@ -183,8 +225,19 @@ pub fn merged(harness: Harness, mut doc: Json, entry: &Json, file: &Path) -> Res
     Ok(doc)
 }
 
-/// Merges the entry into `file`; says what it did.
-pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+/// Whether `install` would accept `file`: refused files are refused before
+/// anything else (the binary, the policy list) is written.
+pub fn check(harness: Harness, file: &Path, entry: &Json) -> Result<(), String> {
+    read_merged(harness, file, entry).map(|_| ())
+}
+
+/// The file's text (when it exists), its document, and the document with
+/// `entry` merged in.
+fn read_merged(
+    harness: Harness,
+    file: &Path,
+    entry: &Json,
+) -> Result<(Option<String>, Json, Json), String> {
     let shown = file.display();
     let before = match std::fs::read_to_string(file) {
         Ok(text) => Some(text),
@@ -200,6 +253,13 @@ pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, St
     };
     let was = doc.clone();
     let doc = merged(harness, doc, entry, file)?;
+    Ok((before, was, doc))
+}
+
+/// Merges the entry into `file`; says what it did.
+pub fn install(harness: Harness, file: &Path, entry: &Json) -> Result<String, String> {
+    let shown = file.display();
+    let (before, was, doc) = read_merged(harness, file, entry)?;
     if before.is_some() && doc == was {
         return Ok(format!("{shown} already runs hook-policy; nothing changed"));
     }
@@ -279,16 +339,22 @@ pub fn uninstall(harness: Harness, file: &Path) -> Result<String, String> {
         std::fs::rename(&tmp, file).map_err(|e| format!("cannot replace {shown}: {e}"))?;
         lines.push(format!("removed the hook-policy entries from {shown}"));
     }
-    // The list file, and the installed binary once no agent uses it.
+    lines.extend(remove_installed_copy(harness, file)?);
+    Ok(lines.join("\n"))
+}
+
+/// Removes the policy list of the hook file `file`, and the installed binary
+/// once no entry uses it; says what it removed.
+pub fn remove_installed_copy(harness: Harness, file: &Path) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
     let layout = Layout::from_env()?;
-    let list = layout.list(harness);
+    let list = list_for(&layout, harness, file);
     if std::fs::remove_file(&list).is_ok() {
         lines.push(format!("removed {}", list.display()));
     }
-    let others = Harness::ALL.iter().any(|h| layout.list(*h).exists());
-    if !others && std::fs::remove_file(layout.binary()).is_ok() {
+    if !layout.any_list() && std::fs::remove_file(layout.binary()).is_ok() {
         lines.push(format!("removed {}", layout.binary().display()));
         let _ = std::fs::remove_dir(&layout.dir);
     }
-    Ok(lines.join("\n"))
+    Ok(lines)
 }

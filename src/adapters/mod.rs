@@ -2,11 +2,16 @@
 pub mod agent_settings;
 pub mod chibi;
 pub mod chibi_turn;
+pub mod cline;
 pub mod coding_agent;
 pub mod copilot;
 pub mod cursor;
 pub mod hook_command;
 pub mod hook_config;
+pub mod hook_script;
+pub mod kiro;
+pub mod opencode;
+pub mod opencode_install;
 pub mod picoclaw;
 pub mod search_walk;
 pub mod tool_call;

@@ -228,6 +228,28 @@ pub fn gemini_read_many(args: &Json, globs: Vec<String>, cwd: &str) -> Selection
     }
 }
 
+/// Cline's searches, from its source. Cline 3's `search_files`
+/// (src/services/ripgrep/index.ts) runs `rg -e REGEX --glob PATTERN DIR`
+/// with `*` for a missing pattern: a `--glob` overrides every ignore rule,
+/// so hidden and ignored files are read (`.git` too). Cline 4's
+/// `search_codebase` (sdk executors/search.ts) runs `rg -i QUERY` in the
+/// workspace: ripgrep's defaults, no hidden files, the ignore files
+/// honoured. Without ripgrep Cline 4 walks its own file index instead,
+/// which a hook cannot see.
+pub fn cline_search(tool: &str, args: &Json) -> Selection {
+    let rg_globs = match tool {
+        "search_codebase" => Vec::new(),
+        _ => vec![arg_str(args, "file_pattern").unwrap_or("*").to_string()],
+    };
+    Selection {
+        hidden: false,
+        ignore_files: IgnoreFiles::Ripgrep,
+        rg_globs,
+        rg_types: Vec::new(),
+        include: Vec::new(),
+    }
+}
+
 /// A selection that reads every file but `.git` (a tool whose rules are
 /// not known), the include globs admitting files after the walk.
 pub fn everything(include: Vec<String>) -> Selection {

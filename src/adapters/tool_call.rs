@@ -60,6 +60,11 @@ fn first_str(args: &Json, keys: Keys) -> Option<&str> {
         .find_map(|k| args.get(*k).and_then(Json::as_str))
 }
 
+/// The value of the first present key.
+fn keys_value(args: &Json, keys: Keys) -> Option<&Json> {
+    keys.iter().find_map(|k| args.get(*k))
+}
+
 /// Strings of the first present key: one string, or every string of a list.
 fn string_list(args: &Json, keys: Keys) -> Vec<String> {
     match keys.iter().find_map(|k| args.get(*k)) {
@@ -137,6 +142,16 @@ pub fn permission_checks(
     let mut out = Vec::new();
     match action {
         Shell { command } => out.push(shell(&command_line(args, command))),
+        ShellEach { list } => {
+            for line in each_entry(tool, args, list, "command", command_entry)? {
+                out.push(shell(&line));
+            }
+        }
+        ReadEach { list } => {
+            for path in each_entry(tool, args, list, "path", path_entry)? {
+                out.push(read(&path));
+            }
+        }
         ShellSession {
             command,
             input,
@@ -185,6 +200,7 @@ pub fn permission_checks(
             let selection = match harness {
                 ClaudeCode => walk::claude_grep(args),
                 Gemini => walk::gemini_grep(args, base),
+                Cline => walk::cline_search(tool, args),
                 _ => walk::everything(string_list(args, include)),
             };
             let files = walk::files_searched(dir, &selection, base).map_err(|e| e.to_string())?;
@@ -213,6 +229,22 @@ pub fn permission_checks(
                     walk::files_searched(".", &selection, base).map_err(|e| e.to_string())?;
                 for file in files.iter().skip(1) {
                     out.push(searched(file));
+                }
+            }
+        }
+        ReadOps { list, path, paths } => {
+            let items: Vec<&Json> = match keys_value(args, list) {
+                Some(Json::Array(items)) => items.iter().collect(),
+                // A list of another type names nothing we can read: refuse.
+                Some(_) => return Err("the list of read operations is not a list".into()),
+                None => vec![args],
+            };
+            for item in items {
+                if let Some(p) = first_str(item, path) {
+                    out.push(read(p));
+                }
+                for p in string_list(item, paths) {
+                    out.push(read(&p));
                 }
             }
         }
@@ -270,6 +302,82 @@ fn command_line(args: &Json, command: Keys) -> String {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// The entries of a list tool's call (Cline 4's run_commands and
+/// read_files): the first present key holds one entry or a list of them;
+/// without any of the keys every top-level value is one (an input sent as a
+/// bare list arrives as `{"0": ..., "1": ...}`), JSON text of an object or a
+/// list read as that. `read` gives an entry's text. An entry it cannot read,
+/// or no entry at all, is an error (the caller denies): a call that cannot
+/// be seen into is not let through.
+fn each_entry(
+    tool: &str,
+    args: &Json,
+    keys: Keys,
+    what: &str,
+    read: fn(&Json) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let mut entries: Vec<Json> = Vec::new();
+    let mut add = |v: &Json| match v {
+        Json::Array(items) => entries.extend(items.iter().cloned()),
+        other => entries.push(other.clone()),
+    };
+    match keys.iter().find_map(|k| args.get(*k)) {
+        Some(v) => add(v),
+        None => {
+            for v in args.as_object().into_iter().flat_map(|m| m.values()) {
+                match v.as_str().map(serde_json::from_str::<Json>) {
+                    Some(Ok(parsed @ (Json::Array(_) | Json::Object(_)))) => add(&parsed),
+                    _ => add(v),
+                }
+            }
+        }
+    }
+    let unreadable =
+        || format!("the `{tool}` call has a {what} that hook-policy cannot read, so it is denied");
+    let out = entries
+        .iter()
+        .map(|e| read(e).ok_or_else(unreadable))
+        .collect::<Result<Vec<_>, _>>()?;
+    if out.is_empty() {
+        return Err(format!(
+            "the `{tool}` call names no {what} that hook-policy can check, so it is denied"
+        ));
+    }
+    Ok(out)
+}
+
+/// A command entry: a command line, or `{command, args}` as argv.
+fn command_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => {
+            let mut words = vec![o.get("command").filter(|c| c.is_string())?.clone()];
+            match o.get("args") {
+                None | Some(Json::Null) => {}
+                Some(Json::Array(a)) if a.iter().all(Json::is_string) => {
+                    words.extend(a.iter().cloned())
+                }
+                Some(_) => return None,
+            }
+            Some(argv_line(&words))
+        }
+        _ => None,
+    }
+}
+
+/// A path entry: a path, or an object's `path` (`file_path`, `filePath`,
+/// the names Cline 4's read_files also accepts).
+fn path_entry(v: &Json) -> Option<String> {
+    match v {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(o) => ["path", "file_path", "filePath"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Json::as_str))
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// An argv array as one shell line, each word single-quoted unless it is
@@ -872,7 +980,9 @@ fn harness_facts(h: Harness) -> &'static [&'static str] {
         ],
         PicoClaw => &[],
         // Built from vendor pages: the facts live beside their tool maps.
-        Cursor | Copilot | Windsurf => crate::catalogue::tools::vendor_facts(h),
+        Cursor | Copilot | Windsurf | Cline | OpenCode | Kiro => {
+            crate::catalogue::tools::vendor_facts(h)
+        }
     }
 }
 
@@ -882,6 +992,7 @@ fn search_selection(h: Harness, include: String) -> String {
     match h {
         ClaudeCode => format!("ripgrep with `--hidden` and `--glob '!.git'` (and the other VCS directories): hidden files included; `.gitignore` (in a git repository), `.ignore`, `.rgignore` honoured; {include} as `--glob` (which also reads ignored files it names) and `type` as `--type`"),
         Gemini => format!("ripgrep, or without it `git grep --untracked` / `grep -r`, so hidden files included; `.gitignore` honoured in a git repository unless `no_ignore` is true or a Gemini settings file sets `respectGitIgnore`; `node_modules .git bower_components .svn .hg` skipped unless `no_ignore`; {include} as `--glob`"),
+        Cline => format!("ripgrep as Cline runs it: `search_files` with {include} (default `*`) as `--glob`, which overrides every ignore rule, so hidden and ignored files are read; `search_codebase` with ripgrep's defaults (no hidden files, ignore files honoured)"),
         _ => format!("every file but `.git`, that {include} admits (all without one)"),
     }
 }
@@ -937,6 +1048,14 @@ pub fn markdown() -> String {
             };
             let (hooks, from) = match m.action {
                 Shell { command } => ("pre_shell_exec", format!("command: {}", keys(command))),
+                ShellEach { list } => (
+                    "pre_shell_exec, per command",
+                    format!("each command line (or `{{command, args}}` argv) of {}; an entry that is neither, or no command at all: denied", keys(list)),
+                ),
+                ReadEach { list } => (
+                    "pre_file_read, per file",
+                    format!("each path (or an entry's `path`, `file_path`, `filePath`) of {}; an entry that is neither, or no path at all: denied", keys(list)),
+                ),
                 ShellSession { command, input, keys: k } => (
                     "pre_shell_exec, per submitted line",
                     format!(
@@ -949,7 +1068,10 @@ pub fn markdown() -> String {
                 Read { path } => ("pre_file_read", format!("path: {} (when given)", keys(path))),
                 Action::Write { path, content } => (
                     "pre_file_write",
-                    format!("path: {}; content: {}", keys(path), keys(content)),
+                    match content {
+                        [] => format!("path: {}; no content (judged by path only)", keys(path)),
+                        _ => format!("path: {}; content: {}", keys(path), keys(content)),
+                    },
                 ),
                 MultiEdit { path } => (
                     "pre_file_write",
@@ -971,6 +1093,10 @@ pub fn markdown() -> String {
                 ReadMany { list } => (
                     "pre_file_read, per file",
                     format!("each path of {}; each glob there, every file below the directory it admits (case ignored), hidden files included, `.gitignore` honoured in a git repository unless `file_filtering_options.respect_git_ignore` is false, `node_modules .git bower_components .svn .hg` skipped unless `useDefaultExcludes` is false", keys(list)),
+                ),
+                ReadOps { list, path, paths } => (
+                    "pre_file_read, per path",
+                    format!("{} of each object in {} (the arguments themselves without it)", [keys(path), keys(paths)].join(" and every "), keys(list)),
                 ),
                 Watch { command } => (
                     "pre_shell_exec, pre_fetch_url",

@@ -26,6 +26,12 @@ pub enum Agent {
     Copilot,
     /// Windsurf Cascade.
     Windsurf,
+    /// Cline (its PreToolUse hook script).
+    Cline,
+    /// OpenCode, through hook-policy's plugin.
+    Opencode,
+    /// Kiro CLI.
+    Kiro,
 }
 
 impl Agent {
@@ -37,6 +43,9 @@ impl Agent {
             Agent::Cursor => Harness::Cursor,
             Agent::Copilot => Harness::Copilot,
             Agent::Windsurf => Harness::Windsurf,
+            Agent::Cline => Harness::Cline,
+            Agent::Opencode => Harness::OpenCode,
+            Agent::Kiro => Harness::Kiro,
         }
     }
 }
@@ -61,6 +70,14 @@ pub enum AskingHarness {
     /// `policy hook windsurf`: the payload is Windsurf's hook event; the
     /// reason of a block is on stderr, and the exit status is 1.
     Windsurf,
+    /// `policy hook cline`: the payload is Cline's PreToolUse hook event.
+    Cline,
+    /// `policy hook opencode`: the payload is the event hook-policy's
+    /// OpenCode plugin sends.
+    Opencode,
+    /// `policy hook kiro`: the payload is Kiro CLI's hook event; the reason
+    /// of a block is on stderr, and the exit status is 1.
+    Kiro,
 }
 
 impl AskingHarness {
@@ -74,6 +91,9 @@ impl AskingHarness {
             AskingHarness::Cursor => Some(Harness::Cursor),
             AskingHarness::Copilot => Some(Harness::Copilot),
             AskingHarness::Windsurf => Some(Harness::Windsurf),
+            AskingHarness::Cline => Some(Harness::Cline),
+            AskingHarness::Opencode => Some(Harness::OpenCode),
+            AskingHarness::Kiro => Some(Harness::Kiro),
         }
     }
 }

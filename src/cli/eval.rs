@@ -195,7 +195,12 @@ pub fn run(args: EvalArgs, explain_only: bool) -> ExitStatus {
 fn agent_event(agent: Harness, args: &EvalArgs, bytes: Vec<u8>, explain_only: bool) -> ExitStatus {
     if matches!(
         agent,
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf
+        Harness::Cursor
+            | Harness::Copilot
+            | Harness::Windsurf
+            | Harness::Cline
+            | Harness::OpenCode
+            | Harness::Kiro
     ) {
         return hook_file_agent_event(agent, args, bytes, explain_only);
     }
@@ -252,7 +257,10 @@ fn hook_file_agent_event(
     explain_only: bool,
 ) -> ExitStatus {
     use crate::adapters::hook_command::Protocol;
-    use crate::adapters::{copilot::Copilot, cursor::Cursor, windsurf::Windsurf};
+    use crate::adapters::{
+        cline::Cline, copilot::Copilot, cursor::Cursor, kiro::Kiro, opencode::OpenCode,
+        windsurf::Windsurf,
+    };
     fn arm<P: Protocol>() -> Watchdog {
         let watchdog = Watchdog::arm(
             Watchdog::deadline_from_env(),
@@ -271,6 +279,9 @@ fn hook_file_agent_event(
     let watchdog = match agent {
         Harness::Cursor => arm::<Cursor>(),
         Harness::Copilot => arm::<Copilot>(),
+        Harness::Cline => arm::<Cline>(),
+        Harness::OpenCode => arm::<OpenCode>(),
+        Harness::Kiro => arm::<Kiro>(),
         _ => arm::<Windsurf>(),
     };
     let mut source = PolicySource::per_hook(args.policy.clone(), None);
@@ -284,6 +295,9 @@ fn hook_file_agent_event(
     let a = match agent {
         Harness::Cursor => Cursor::answer(&mut source, &input, context, home.as_deref()),
         Harness::Copilot => Copilot::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Cline => Cline::answer(&mut source, &input, context, home.as_deref()),
+        Harness::OpenCode => OpenCode::answer(&mut source, &input, context, home.as_deref()),
+        Harness::Kiro => Kiro::answer(&mut source, &input, context, home.as_deref()),
         _ => Windsurf::answer(&mut source, &input, context, home.as_deref()),
     };
     if !watchdog.claim() {

@@ -30,6 +30,7 @@ pub enum InitHarness {
     Cursor,
     Copilot,
     Windsurf,
+    Cline,
 }
 
 /// Where the schemas go, relative to the policy directory.
@@ -163,6 +164,21 @@ const WINDSURF_TESTS: &str = "  - name: rm -rf is denied
     expect: { matched: [no-env-files], reply_includes: { exit_status: 2 } }
 ";
 
+/// Test cases in Cline's PreToolUse events (docs.cline.bot/customization/hooks).
+const CLINE_TESTS: &str = "  - name: rm -rf is denied
+    harness: cline
+    payload: { hookName: PreToolUse, taskId: t, workspaceRoots: [/project], preToolUse: { toolName: execute_command, parameters: { command: sudo rm -fr build } } }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { cancel: true } }
+  - name: ls passes
+    harness: cline
+    payload: { hookName: PreToolUse, taskId: t, workspaceRoots: [/project], preToolUse: { toolName: execute_command, parameters: { command: ls -la } } }
+    expect: { reply: { cancel: false } }
+  - name: writing .env is denied
+    harness: cline
+    payload: { hookName: PreToolUse, taskId: t, workspaceRoots: [/project], preToolUse: { toolName: write_to_file, parameters: { path: /project/.env, content: TOKEN=x } } }
+    expect: { matched: [no-env-files], reply_includes: { cancel: true } }
+";
+
 pub fn run(args: InitArgs) -> ExitStatus {
     let dir = &args.dir;
     let tests = match args.harness {
@@ -173,6 +189,7 @@ pub fn run(args: InitArgs) -> ExitStatus {
         InitHarness::Cursor => CURSOR_TESTS,
         InitHarness::Copilot => COPILOT_TESTS,
         InitHarness::Windsurf => WINDSURF_TESTS,
+        InitHarness::Cline => CLINE_TESTS,
     };
     let files: [(PathBuf, String); 4] = [
         (dir.join("policy.yaml"), POLICY.to_string()),
@@ -224,6 +241,7 @@ pub fn run(args: InitArgs) -> ExitStatus {
         InitHarness::Windsurf => {
             format!("policy install windsurf --policy {d} --write --scope user")
         }
+        InitHarness::Cline => format!("policy install cline --policy {d} --write --scope user"),
     };
     outln!("  {install}");
     ExitStatus::Success

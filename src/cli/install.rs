@@ -49,6 +49,15 @@ pub enum InstallTarget {
     /// Print, or --write into Windsurf's hooks.json, the pre_run_command,
     /// pre_read_code, pre_write_code and pre_mcp_tool_use entries.
     Windsurf(super::install_hooks::HookFileInstall),
+    /// Print, or --write as ~/Documents/Cline/Hooks/PreToolUse (user) or
+    /// .clinerules/hooks/PreToolUse (project), Cline's PreToolUse hook script.
+    Cline(super::install_hooks::HookFileInstall),
+    /// Print, or --write into OpenCode's plugin directory, the plugin that
+    /// puts every tool call (tool.execute.before) to `policy hook opencode`.
+    Opencode(super::install_hooks::HookFileInstall),
+    /// Print, or merge into an agent's configuration (--settings
+    /// ~/.kiro/agents/NAME.json), Kiro CLI's preToolUse hook entry.
+    Kiro(super::install_hooks::HookFileInstall),
 }
 
 #[derive(clap::Args)]
@@ -74,6 +83,9 @@ pub fn run(target: InstallTarget) -> ExitStatus {
         InstallTarget::Cursor(a) => super::install_hooks::run(Harness::Cursor, a),
         InstallTarget::Copilot(a) => super::install_hooks::run(Harness::Copilot, a),
         InstallTarget::Windsurf(a) => super::install_hooks::run(Harness::Windsurf, a),
+        InstallTarget::Cline(a) => super::install_hooks::run(Harness::Cline, a),
+        InstallTarget::Opencode(a) => super::install_hooks::run(Harness::OpenCode, a),
+        InstallTarget::Kiro(a) => super::install_hooks::run(Harness::Kiro, a),
     };
     match result {
         Ok(()) => ExitStatus::Success,
@@ -129,7 +141,8 @@ fn agent_settings(harness: Harness, args: AgentInstall) -> Result<(), String> {
 #[derive(clap::Args)]
 pub struct UninstallArgs {
     pub agent: Agent,
-    /// The settings file the entry was merged into.
+    /// The settings file the entry was merged into (OpenCode: the plugin
+    /// file install wrote).
     #[arg(long, required = true)]
     pub settings: PathBuf,
 }
@@ -137,9 +150,11 @@ pub struct UninstallArgs {
 pub fn uninstall(args: UninstallArgs) -> ExitStatus {
     let harness = args.agent.harness();
     let result = match harness {
-        Harness::Cursor | Harness::Copilot | Harness::Windsurf => {
+        Harness::Cursor | Harness::Copilot | Harness::Windsurf | Harness::Kiro => {
             crate::adapters::hook_config::uninstall(harness, &args.settings)
         }
+        Harness::Cline => crate::adapters::hook_script::uninstall(&args.settings),
+        Harness::OpenCode => crate::adapters::opencode_install::uninstall(&args.settings),
         _ => agent_settings::uninstall(harness, &args.settings),
     };
     match result {

@@ -7,6 +7,7 @@
 pub mod args;
 pub mod check;
 pub mod completions;
+pub mod doctor;
 pub mod eval;
 pub mod init;
 pub mod install;
@@ -33,6 +34,9 @@ pub enum ExitStatus {
     /// The command could not run: bad arguments, unreadable input, a
     /// policy that does not load.
     CouldNotRun = 2,
+    /// `policy doctor` only: nothing broken, but an agent found on the
+    /// machine has no hook-policy entry.
+    Unguarded = 3,
 }
 
 impl ExitStatus {
@@ -84,6 +88,13 @@ pub enum Command {
         #[command(subcommand)]
         harness: install::InstallTarget,
     },
+    /// Check that every agent found here runs hook-policy, and that its hook
+    /// answers: one harmless and one dangerous recorded event are sent
+    /// through each installed command.
+    ///
+    /// Exit status: 0 all guarded, 1 an installed hook is broken, 2 could
+    /// not run, 3 an agent found here is not guarded.
+    Doctor(doctor::DoctorArgs),
     /// Remove what `policy install AGENT --settings FILE` added.
     Uninstall(install::UninstallArgs),
     /// Answer one hook event of a coding agent (stdin: the event; stdout: the reply).

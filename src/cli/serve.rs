@@ -4,8 +4,11 @@
 
 use super::args::Agent;
 use super::ExitStatus;
+use crate::adapters::cline::Cline;
 use crate::adapters::copilot::Copilot;
 use crate::adapters::cursor::Cursor;
+use crate::adapters::kiro::Kiro;
+use crate::adapters::opencode::OpenCode;
 use crate::adapters::windsurf::Windsurf;
 use crate::adapters::{coding_agent, hook_command, picoclaw};
 use crate::catalogue::tools::Harness;
@@ -65,6 +68,10 @@ pub fn hook(args: HookArgs) -> ExitStatus {
         Harness::Copilot => hook_command::run::<Copilot>(&from, context, stdin, stdout, stderr),
         // Windsurf reads the exit status: 2 blocks (and maps to status 2).
         Harness::Windsurf => hook_command::run::<Windsurf>(&from, context, stdin, stdout, stderr),
+        Harness::Cline => hook_command::run::<Cline>(&from, context, stdin, stdout, stderr),
+        Harness::OpenCode => hook_command::run::<OpenCode>(&from, context, stdin, stdout, stderr),
+        // Kiro blocks only on exit status 2, like Windsurf.
+        Harness::Kiro => hook_command::run::<Kiro>(&from, context, stdin, stdout, stderr),
         other => coding_agent::run(other, &from, context, stdin, stdout, stderr),
     };
     ExitStatus::from_adapter(code)

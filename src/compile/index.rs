@@ -100,6 +100,172 @@ pub fn substring_test(
         .max_by_key(|t| t.literal.len())
 }
 
+/// Something a condition cannot be true without.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Need {
+    /// The string field `field` contains `literal`.
+    Substring { field: String, literal: String },
+    /// `field.shellCommands()` lists a command running `program`.
+    Program { field: String, program: String },
+}
+
+/// Needs at least one of which holds whenever the condition is true, for
+/// conditions with no single required literal: disjunctions
+/// (`command.contains('/dev/tcp/') || command.contains('/dev/udp/')`) and
+/// tests over the analysed commands
+/// (`command.shellCommands().exists(c, c.program in ['nc', 'ncat'] && ...)`).
+///
+/// The promise is stronger than "not true": when the fields the needs name
+/// are strings and none of the needs holds, the condition is `false`, not
+/// an error, so leaving the rule out changes no decision. It rests on CEL's
+/// logic: `false && x` and `x && false` are `false` whatever `x` is, even an
+/// error, and `false || false` is `false`; `exists` over elements whose
+/// step is `false` is `false`. `shell_field` says which field, if any, the
+/// hook's shell analysis reads (only that field's `shellCommands()` gives
+/// the programs the index sees); `field_use` which fields every payload of
+/// the rule carries as strings (the index keeps every rule of a field that
+/// is absent or not a string as a candidate).
+pub fn needs(
+    expr: &IdedExpr,
+    field_use: &dyn Fn(&str) -> FieldUse,
+    shell_field: Option<&str>,
+) -> Option<Vec<Need>> {
+    let mut found = need_of(expr, field_use, shell_field)?;
+    found.sort();
+    found.dedup();
+    Some(found)
+}
+
+fn need_of(
+    expr: &IdedExpr,
+    field_use: &dyn Fn(&str) -> FieldUse,
+    shell_field: Option<&str>,
+) -> Option<Vec<Need>> {
+    let Expr::Call(call) = &expr.expr else {
+        return match &expr.expr {
+            Expr::Comprehension(c) => programs_needed(c, shell_field),
+            _ => None,
+        };
+    };
+    match (
+        call.func_name.as_str(),
+        call.target.as_deref(),
+        call.args.as_slice(),
+    ) {
+        (operators::LOGICAL_AND, None, [a, b]) => {
+            let (a, b) = (
+                need_of(a, field_use, shell_field),
+                need_of(b, field_use, shell_field),
+            );
+            // Either side's needs will do; the fewer, the fewer candidates.
+            match (a, b) {
+                (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        }
+        (operators::LOGICAL_OR, None, [a, b]) => {
+            let mut a = need_of(a, field_use, shell_field)?;
+            a.extend(need_of(b, field_use, shell_field)?);
+            Some(a)
+        }
+        ("contains" | "startsWith" | "endsWith", Some(target), [arg]) => {
+            let field = field_name(target)?;
+            let literal = string_literal(arg)?;
+            (field_use(&field) == FieldUse::Always && !literal.is_empty())
+                .then_some(vec![Need::Substring { field, literal }])
+        }
+        _ => None,
+    }
+}
+
+/// `F.shellCommands().exists(c, ...)` whose step needs `c.program` to be
+/// one of some names.
+fn programs_needed(
+    c: &cel::common::ast::ComprehensionExpr,
+    shell_field: Option<&str>,
+) -> Option<Vec<Need>> {
+    let field = shell_field?;
+    // The range: `F.shellCommands()` or `F.shellCommands(project_root)`.
+    let Expr::Call(range) = &c.iter_range.expr else {
+        return None;
+    };
+    let plain_args = match range.args.as_slice() {
+        [] => true,
+        [arg] => matches!(&arg.expr, Expr::Ident(name) if name == "project_root"),
+        _ => false,
+    };
+    let target = range.target.as_deref()?;
+    if range.func_name != "shellCommands" || !plain_args || field_name(target)? != field {
+        return None;
+    }
+    // `exists` as the parser expands it: false to start, `@result || step`.
+    let exists = c.iter_var2.is_none()
+        && matches!(&c.accu_init.expr, Expr::Literal(LiteralValue::Boolean(b)) if !*b.inner())
+        && matches!(&c.result.expr, Expr::Ident(name) if *name == c.accu_var);
+    let Expr::Call(step) = &c.loop_step.expr else {
+        return None;
+    };
+    let body = match step.args.as_slice() {
+        [accu, body]
+            if exists
+                && step.func_name == operators::LOGICAL_OR
+                && step.target.is_none()
+                && matches!(&accu.expr, Expr::Ident(name) if *name == c.accu_var) =>
+        {
+            body
+        }
+        _ => return None,
+    };
+    let names = program_names(body, &c.iter_var)?;
+    Some(
+        names
+            .into_iter()
+            .map(|program| Need::Program {
+                field: field.to_string(),
+                program,
+            })
+            .collect(),
+    )
+}
+
+/// Names one of which `VAR.program` must be for `expr` to be true (false,
+/// not an error, otherwise).
+fn program_names(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    let is_program = |e: &IdedExpr| {
+        matches!(&e.expr, Expr::Select(s) if !s.test && s.field == "program"
+            && matches!(&s.operand.expr, Expr::Ident(name) if name == var))
+    };
+    match (
+        call.func_name.as_str(),
+        call.target.is_none(),
+        call.args.as_slice(),
+    ) {
+        (operators::LOGICAL_AND, true, [a, b]) => {
+            match (program_names(a, var), program_names(b, var)) {
+                (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        }
+        (operators::LOGICAL_OR, true, [a, b]) => {
+            let mut a = program_names(a, var)?;
+            a.extend(program_names(b, var)?);
+            Some(a)
+        }
+        (operators::EQUALS, true, [a, b]) if is_program(a) => Some(vec![string_literal(b)?]),
+        (operators::EQUALS, true, [a, b]) if is_program(b) => Some(vec![string_literal(a)?]),
+        (operators::IN, true, [a, b]) if is_program(a) => {
+            let Expr::List(list) = &b.expr else {
+                return None;
+            };
+            list.elements.iter().map(string_literal).collect()
+        }
+        _ => None,
+    }
+}
+
 /// Two literal tests in one conjunction that no value can pass together
 /// (`x == 'a' && x == 'b'`, `x == 'a' && x in ['b', 'c']`): the field and
 /// the values each test allows.
@@ -344,6 +510,55 @@ mod tests {
         );
         assert_eq!(substring("!command.contains('a')"), None);
         assert_eq!(substring("other.contains('a')"), None);
+    }
+
+    fn needs_of(src: &str) -> Option<Vec<String>> {
+        let program = crate::expr::compile(src).unwrap();
+        let use_of = |f: &str| match f {
+            "command" => FieldUse::Always,
+            _ => FieldUse::No,
+        };
+        needs(program.expression(), &use_of, Some("command")).map(|n| {
+            n.into_iter()
+                .map(|n| match n {
+                    Need::Substring { field, literal } => format!("{field} has {literal}"),
+                    Need::Program { field, program } => format!("{field} runs {program}"),
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn needs_of_disjunctions_and_command_tests() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            needs_of("command.contains('/dev/tcp/') || payload.command.endsWith('x')"),
+            s(&["command has /dev/tcp/", "command has x"])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program in ['sh', 'bash'] && c.wrappers.exists(w, w == 'sudo'))"),
+            s(&["command runs bash", "command runs sh"])
+        );
+        assert_eq!(
+            needs_of("(command.contains('/dev/') && command.matches('x')) || command.shellCommands(project_root).exists(c, 'nc' == c.program || c.program == 'socat' && size(c.args) > 1)"),
+            s(&["command has /dev/", "command runs nc", "command runs socat"])
+        );
+        // Anything that could hold (or fail) without one of the needs: none.
+        for src in [
+            "command.contains('a') || size(command) > 3",
+            "!command.shellCommands().exists(c, c.program == 'rm')",
+            "command.shellCommands().all(c, c.program == 'rm')",
+            "command.shellCommands().exists_one(c, c.program == 'rm')",
+            "command.shellCommands().exists(c, c.program == 'rm' || c.args[0] == 'x')",
+            "command.shellCommands().exists(c, c.program != 'rm')",
+            "command.shellCommands(payload.other).exists(c, c.program == 'rm')",
+            "other.shellCommands().exists(c, c.program == 'rm')",
+            "[{'program': 'x'}].exists(c, c.program == 'rm')",
+            "other.contains('a') || command.contains('b')",
+            "command.contains('') || command.contains('b')",
+        ] {
+            assert_eq!(needs_of(src), None, "{src}");
+        }
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub mod prepared;
 mod tools;
 
 pub use effects::{Effects, IntValue, Text, TextPart, ValueTemplate};
-pub use plan::{FieldIndex, GlobIndex, HookPlan, HostIndex, ProgramIndex, SubstringIndex};
+pub use plan::{
+    FieldIndex, GlobIndex, HookPlan, HostIndex, NeededProgramIndex, ProgramIndex, SubstringIndex,
+};
 pub use tools::{ToolPattern, ToolsEffect};
 
 use crate::catalogue::{self, EffectKind, HookClass, HookPoint};

@@ -76,6 +76,16 @@ pub struct ProgramIndex {
     pub by_program: HashMap<String, Vec<usize>>,
 }
 
+/// Rules whose condition needs a command of the line to run one of some
+/// programs (`command.shellCommands().exists(c, c.program in [...] && ...)`,
+/// see [`index::needs`]), filed under the programs. `field` is the payload
+/// field the hook's shell analysis reads.
+#[derive(Debug, Default)]
+pub struct NeededProgramIndex {
+    pub field: String,
+    pub by_program: HashMap<String, Vec<usize>>,
+}
+
 /// Rules with a `url:` matcher naming hosts or domains, filed under the
 /// normalised names.
 #[derive(Debug, Default)]
@@ -115,27 +125,19 @@ pub struct GlobIndex {
     pub(super) patterns: Vec<String>,
     /// The rule of each pattern.
     pub(super) owners: Vec<usize>,
-    pub(super) compiled: std::sync::Mutex<Option<CompiledGlobs>>,
+    pub(super) compiled: crate::paths::GlobSetCache,
 }
-
-/// The glob set compiled for one (root, home); `None` when none compiles.
-type CompiledGlobs = (String, Option<String>, Option<crate::paths::PathGlobSet>);
 
 impl GlobIndex {
     fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
-        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = !matches!(&*cache, Some((r, h, _)) if r == root && h.as_deref() == home);
-        if fresh {
-            let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
-            let set = crate::paths::PathGlobSet::new(&patterns, root, home).ok();
-            *cache = Some((root.to_string(), home.map(str::to_string), set));
-        }
-        match cache.as_ref().and_then(|(_, _, set)| set.as_ref()) {
-            Some(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
-            // A glob that does not compile for this root: every rule stays a
-            // candidate and reports the error itself.
-            None => out.extend_from_slice(&self.owners),
-        }
+        let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
+        self.compiled
+            .with(&patterns, root, home, path, |set| match set {
+                Ok(set) => out.extend(set.matches_all(path).into_iter().map(|i| self.owners[i])),
+                // A glob that does not compile for this root: every rule stays a
+                // candidate and reports the error itself.
+                Err(_) => out.extend_from_slice(&self.owners),
+            });
     }
 }
 
@@ -149,6 +151,7 @@ pub struct HookPlan {
     pub indexes: Vec<FieldIndex>,
     pub substrings: Vec<SubstringIndex>,
     pub programs: Option<ProgramIndex>,
+    pub needed_programs: Option<NeededProgramIndex>,
     pub hosts: Option<HostIndex>,
     pub globs: Option<GlobIndex>,
     /// How many rules apply to this hook, whichever index holds them.
@@ -221,6 +224,20 @@ impl HookPlan {
                 }
             }
         }
+        // Conditions over the analysed commands: when the field is not a
+        // string the conditions fail, so every such rule stays a candidate.
+        if let Some(index) = &self.needed_programs {
+            match (payload.get(&index.field), subjects.shell()) {
+                (Some(Json::String(_)), Some(analysis)) => {
+                    for command in &analysis.commands {
+                        if let Some(rules) = index.by_program.get(&command.program) {
+                            out.extend_from_slice(rules);
+                        }
+                    }
+                }
+                _ => out.extend(index.by_program.values().flatten()),
+            }
+        }
         if let Some(hosts) = &self.hosts {
             if let Some(info) = subjects.url() {
                 hosts.collect(&info.host, &mut out);
@@ -284,6 +301,25 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
         let hosts = rule.matchers.url.as_ref().and_then(|m| m.host_keys());
         let globs = rule.matchers.path.as_ref().and_then(|m| m.required_globs());
         let substring = cond.and_then(|e| index::substring_test(e, &field_use));
+        // The field every hook of the rule analyses as its shell line, if
+        // it is one top-level field (see `index::needs`).
+        let shell_field = rule
+            .hooks
+            .iter()
+            .map(
+                |h| match catalogue::subject_field(h, catalogue::Subject::Command) {
+                    Some([field]) => Some(*field),
+                    _ => None,
+                },
+            )
+            .reduce(|a, b| if a == b { a } else { None })
+            .flatten();
+        let needs = match (&equality, programs, &hosts, globs, &substring) {
+            (None, None, None, None, None) => {
+                cond.and_then(|e| index::needs(e, &field_use, shell_field))
+            }
+            _ => None,
+        };
         for hook in &rule.hooks {
             let plan = plans.entry(hook).or_default();
             plan.rule_count += 1;
@@ -339,6 +375,41 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                     }
                 };
                 plan.substrings[pos].add(&t.literal, i);
+            } else if let Some(needs) = &needs {
+                for need in needs {
+                    match need {
+                        index::Need::Substring { field, literal } => {
+                            let pos = match plan.substrings.iter().position(|x| &x.field == field) {
+                                Some(pos) => pos,
+                                None => {
+                                    plan.substrings.push(SubstringIndex::new(field.clone()));
+                                    plan.substrings.len() - 1
+                                }
+                            };
+                            plan.substrings[pos].add(literal, i);
+                        }
+                        index::Need::Program { field, program } => {
+                            let index =
+                                plan.needed_programs
+                                    .get_or_insert_with(|| NeededProgramIndex {
+                                        field: field.clone(),
+                                        by_program: HashMap::new(),
+                                    });
+                            // One field per hook (its shell line); were it
+                            // another, the rule is simply always a candidate.
+                            if &index.field != field {
+                                if plan.always.last() != Some(&i) {
+                                    plan.always.push(i);
+                                }
+                                continue;
+                            }
+                            let list = index.by_program.entry(program.clone()).or_default();
+                            if list.last() != Some(&i) {
+                                list.push(i);
+                            }
+                        }
+                    }
+                }
             } else {
                 plan.always.push(i);
             }

@@ -15,8 +15,8 @@
 //! same compiler, from the same rule mapping, with the same hook.
 
 use super::{
-    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, ProgramIndex,
-    RuleCompiler, SubstringIndex,
+    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, NeededProgramIndex,
+    ProgramIndex, RuleCompiler, SubstringIndex,
 };
 use crate::diagnostic::SourceFile;
 use crate::load::{tree::Node, LoadedRule};
@@ -26,8 +26,56 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-/// Rule lists filed under strings (values, programs, hosts).
-type Filed = HashMap<String, Vec<usize>>;
+/// Rule lists filed under strings (values, programs, hosts), stored as
+/// `[count, [key, rules], ...]` so that reading sizes the map once (growing
+/// maps of a thousand keys step by step was a tenth of a 10,000-rule call).
+#[derive(Debug)]
+struct Filed(HashMap<String, Vec<usize>>);
+
+impl Serialize for Filed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut pairs: Vec<_> = self.0.iter().collect();
+        pairs.sort_unstable();
+        let mut seq = serializer.serialize_seq(Some(pairs.len() + 1))?;
+        seq.serialize_element(&pairs.len())?;
+        for pair in pairs {
+            seq.serialize_element(&pair)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Filed {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = Filed;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a count, then [key, rules] pairs")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Filed, A::Error> {
+                use serde::de::Error;
+                let count: usize = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::custom("count"))?;
+                // The count only sizes the map; a damaged one cannot make it huge.
+                let mut map = HashMap::with_capacity(count.min(1 << 20));
+                while let Some((key, rules)) = seq.next_element::<(String, Vec<usize>)>()? {
+                    map.insert(key, rules);
+                }
+                if map.len() != count {
+                    return Err(A::Error::custom("count"));
+                }
+                Ok(Filed(map))
+            }
+        }
+        deserializer.deserialize_seq(Pairs)
+    }
+}
 
 /// A required substring and the rules that require it.
 type Literal = (String, Vec<usize>);
@@ -43,6 +91,8 @@ pub struct PlanForm {
     /// literals (see [`super::index::SortedLiterals`]).
     substrings: Vec<(String, Vec<Literal>)>,
     programs: Option<Filed>,
+    /// The field, and the programs conditions over its commands need.
+    needed_programs: Option<(String, Filed)>,
     /// Exact hosts, then domains.
     hosts: Option<(Filed, Filed)>,
     /// Each glob with its rule.
@@ -57,7 +107,7 @@ impl PlanForm {
             fields: plan
                 .indexes
                 .iter()
-                .map(|i| (i.field.clone(), i.by_value.clone()))
+                .map(|i| (i.field.clone(), Filed(i.by_value.clone())))
                 .collect(),
             substrings: plan
                 .substrings
@@ -73,11 +123,15 @@ impl PlanForm {
                     (s.field.clone(), pairs)
                 })
                 .collect(),
-            programs: plan.programs.as_ref().map(|p| p.by_program.clone()),
+            programs: plan.programs.as_ref().map(|p| Filed(p.by_program.clone())),
+            needed_programs: plan
+                .needed_programs
+                .as_ref()
+                .map(|p| (p.field.clone(), Filed(p.by_program.clone()))),
             hosts: plan
                 .hosts
                 .as_ref()
-                .map(|h| (h.exact.clone(), h.domains.clone())),
+                .map(|h| (Filed(h.exact.clone()), Filed(h.domains.clone()))),
             globs: plan.globs.as_ref().map(|g| {
                 g.patterns
                     .iter()
@@ -92,7 +146,7 @@ impl PlanForm {
     /// damaged entry: the caller falls back to the YAML).
     pub fn into_plan(self, rules: usize) -> Option<HookPlan> {
         let in_range = |list: &[usize]| list.iter().all(|&i| i < rules);
-        let maps_ok = |m: &Filed| m.values().all(|l| in_range(l));
+        let maps_ok = |m: &Filed| m.0.values().all(|l| in_range(l));
         let ok = self.rule_count <= rules
             && in_range(&self.always)
             && self.fields.iter().all(|(_, m)| maps_ok(m))
@@ -101,6 +155,10 @@ impl PlanForm {
                 .iter()
                 .all(|(_, l)| l.iter().all(|(_, r)| in_range(r)))
             && self.programs.as_ref().is_none_or(maps_ok)
+            && self
+                .needed_programs
+                .as_ref()
+                .is_none_or(|(_, m)| maps_ok(m))
             && self
                 .hosts
                 .as_ref()
@@ -130,13 +188,21 @@ impl PlanForm {
             indexes: self
                 .fields
                 .into_iter()
-                .map(|(field, by_value)| FieldIndex { field, by_value })
+                .map(|(field, by_value)| FieldIndex {
+                    field,
+                    by_value: by_value.0,
+                })
                 .collect(),
             substrings,
-            programs: self.programs.map(|by_program| ProgramIndex { by_program }),
-            hosts: self
-                .hosts
-                .map(|(exact, domains)| HostIndex { exact, domains }),
+            programs: self.programs.map(|p| ProgramIndex { by_program: p.0 }),
+            needed_programs: self.needed_programs.map(|(field, p)| NeededProgramIndex {
+                field,
+                by_program: p.0,
+            }),
+            hosts: self.hosts.map(|(exact, domains)| HostIndex {
+                exact: exact.0,
+                domains: domains.0,
+            }),
             globs: self.globs.map(|g| {
                 let (patterns, owners) = g.into_iter().unzip();
                 GlobIndex {
@@ -179,7 +245,7 @@ impl RuleForm {
 }
 
 /// Rules of one hook kept as source, in decision order, compiled on first
-/// use. `text` holds every rule's JSON; `spans` say where each one is.
+/// use. `text` holds every rule's JSON (and may hold more); `spans` say where each one is.
 pub struct DeferredRules {
     hook: &'static str,
     text: Vec<u8>,

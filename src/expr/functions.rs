@@ -17,6 +17,7 @@
 //! path.pathMatches('**/.env', project_root)            path glob, '*' never crosses '/'
 //! ```
 
+use super::regex_match::matches;
 use crate::{paths, url_class};
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
 use cel::common::value::Val;
@@ -36,6 +37,9 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString)?;
     cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool)?;
     cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>)?;
+    // The library's `matches` (its `regex` feature is off), with the ids it used.
+    cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches")?;
+    cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)?;
     Ok(())
 }
 
@@ -228,8 +232,9 @@ fn path_matches(
     root: &CelString<'_>,
 ) -> Result<CelBool, ExecutionError> {
     let home = home();
-    let set = paths::PathGlobSet::new(&[glob.inner()], root.inner(), home.as_deref())
-        .map_err(|e| ExecutionError::function_error("pathMatches", e.to_string()))?;
     let normalized = paths::normalize(path.inner(), root.inner(), home.as_deref());
+    let set =
+        paths::PathGlobSet::for_path(&[glob.inner()], root.inner(), home.as_deref(), &normalized)
+            .map_err(|e| ExecutionError::function_error("pathMatches", e.to_string()))?;
     Ok(CelBool::from(set.matches(&normalized).is_some()))
 }

@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod functions;
+mod regex_match;
 #[cfg(feature = "reference-parser")]
 mod syntax_words;
 pub mod template;

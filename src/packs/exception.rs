@@ -132,8 +132,13 @@ pub fn applies(kind: ExceptionKind, items: &[String], subjects: &Subjects<'_>) -
                 return false;
             }
             let patterns: Vec<&str> = items.iter().map(String::as_str).collect();
-            crate::paths::PathGlobSet::new(&patterns, subjects.project_root, subjects.home)
-                .is_ok_and(|set| set.matches(&info.normalized).is_some())
+            crate::paths::PathGlobSet::for_path(
+                &patterns,
+                subjects.project_root,
+                subjects.home,
+                &info.normalized,
+            )
+            .is_ok_and(|set| set.matches(&info.normalized).is_some())
         }
         ExceptionKind::Commands => subjects
             .text(Subject::Command)

@@ -78,6 +78,44 @@ impl PathGlobSet {
         root: &str,
         home: Option<&str>,
     ) -> Result<Self, PathPatternError> {
+        Self::build(patterns, root, home, None)
+    }
+
+    /// Like [`PathGlobSet::new`], for matching one path only: globs that
+    /// cannot match it are left out, so a process that decides one payload
+    /// compiles only the few globs its path could match (compiling a set of
+    /// fifty globs is most of a `pre_file_read` call otherwise). Whatever
+    /// `new` refuses, this refuses too, with the same error: only globs that
+    /// expand and surely compile are ever left out. The set answers
+    /// `matches`/`matches_all` for `path` exactly as `new`'s would, and
+    /// must not be asked about another path.
+    pub fn for_path(
+        patterns: &[&str],
+        root: &str,
+        home: Option<&str>,
+        path: &str,
+    ) -> Result<Self, PathPatternError> {
+        Self::build(patterns, root, home, Some(path))
+    }
+
+    fn build(
+        patterns: &[&str],
+        root: &str,
+        home: Option<&str>,
+        only: Option<&str>,
+    ) -> Result<Self, PathPatternError> {
+        let root_abs = absolute_without_context(root);
+        let home_abs = home.map(absolute_without_context);
+        // The texts the globs are matched against, as `matches` computes them.
+        let subjects = only.map(|path| {
+            let path = if is_normalized(path) {
+                path.to_string()
+            } else {
+                normalize(path, &root_abs, home_abs.as_deref())
+            };
+            let relative = relative_to(&root_abs, &path).map(str::to_string);
+            (path, relative)
+        });
         let mut absolute = (GlobSetBuilder::new(), Vec::new());
         let mut relative = (GlobSetBuilder::new(), Vec::new());
         for (index, pattern) in patterns.iter().enumerate() {
@@ -91,6 +129,15 @@ impl PathGlobSet {
                 None => (*pattern, false),
             };
             for (target, text) in expand_pattern(body, home).map_err(fail)? {
+                if let Some((path, rel)) = &subjects {
+                    let subject = match target {
+                        Target::Absolute => Some(path.as_str()),
+                        Target::Relative => rel.as_deref(),
+                    };
+                    if cannot_match(&text, subject, ignore_case) {
+                        continue;
+                    }
+                }
                 let glob = GlobBuilder::new(&text)
                     .literal_separator(true)
                     .case_insensitive(ignore_case)
@@ -112,8 +159,8 @@ impl PathGlobSet {
             })
         };
         Ok(PathGlobSet {
-            root: absolute_without_context(root),
-            home: home.map(absolute_without_context),
+            root: root_abs,
+            home: home_abs,
             absolute: build(absolute.0)?,
             absolute_owner: absolute.1,
             relative: build(relative.0)?,
@@ -177,16 +224,48 @@ impl PathGlobSet {
     }
 
     fn relative_to_root<'p>(&self, path: &'p str) -> Option<&'p str> {
-        if self.root == "/" {
-            return Some(&path[1..]);
-        }
-        let rest = path.strip_prefix(self.root.as_str())?;
-        if rest.is_empty() {
-            Some(rest)
-        } else {
-            rest.strip_prefix('/')
-        }
+        relative_to(&self.root, path)
     }
+}
+
+/// `path` relative to `root` (both normalised), if it is inside it.
+fn relative_to<'p>(root: &str, path: &'p str) -> Option<&'p str> {
+    if root == "/" {
+        return path.get(1..);
+    }
+    let rest = path.strip_prefix(root)?;
+    if rest.is_empty() {
+        Some(rest)
+    } else {
+        rest.strip_prefix('/')
+    }
+}
+
+/// Whether the expanded glob `text` surely cannot match `subject` (`None`:
+/// the path is not where the glob is matched, e.g. outside the root for a
+/// relative glob). Only globs of plain characters, `*`, `?` and `/` are
+/// judged (they always compile, and each of their runs of plain characters
+/// stands for the same characters, side by side, within one component of
+/// any path they match): one such run missing from the subject rules the
+/// glob out. Anything else (classes, alternatives, escapes) may match.
+/// A glob that ignores case (`(?i)`) is judged on ASCII-lowercased text, so
+/// `.ENV` keeps `(?i)**/.env`.
+fn cannot_match(text: &str, subject: Option<&str>, ignore_case: bool) -> bool {
+    if text.contains(['[', ']', '{', '}', '\\']) {
+        return false;
+    }
+    let Some(subject) = subject else {
+        return true;
+    };
+    if ignore_case {
+        let subject = subject.to_ascii_lowercase();
+        return text
+            .to_ascii_lowercase()
+            .split(['*', '?', '/'])
+            .any(|run| !run.is_empty() && !subject.contains(run));
+    }
+    text.split(['*', '?', '/'])
+        .any(|run| !run.is_empty() && !subject.contains(run))
 }
 
 fn first_owner(set: &GlobSet, owners: &[usize], path: &str) -> Option<usize> {
@@ -259,9 +338,164 @@ fn expand_pattern(pattern: &str, home: Option<&str>) -> Result<Vec<(Target, Stri
     Ok(globs)
 }
 
+/// A glob set compiled on demand and kept for the (root, home) it was
+/// compiled for. The first path asked about gets a set for that path only
+/// ([`PathGlobSet::for_path`]): a plugin process decides one payload. A
+/// second, different path gets the whole set, kept from then on (a
+/// long-running server).
+#[derive(Debug, Default)]
+pub struct GlobSetCache {
+    kept: std::sync::Mutex<Option<Kept>>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    root: String,
+    home: Option<String>,
+    /// The path a set built by `for_path` serves; `None` for a whole set.
+    only: Option<String>,
+    set: Result<PathGlobSet, PathPatternError>,
+}
+
+impl GlobSetCache {
+    /// Calls `with` on the set of `patterns` for (root, home), usable for `path`.
+    pub fn with<T>(
+        &self,
+        patterns: &[&str],
+        root: &str,
+        home: Option<&str>,
+        path: &str,
+        with: impl FnOnce(&Result<PathGlobSet, PathPatternError>) -> T,
+    ) -> T {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let usable = kept.as_ref().is_some_and(|k| {
+            k.root == root
+                && k.home.as_deref() == home
+                && k.only.as_deref().is_none_or(|only| only == path)
+        });
+        if !usable {
+            let (only, set) = if kept.is_none() {
+                (
+                    Some(path.to_string()),
+                    PathGlobSet::for_path(patterns, root, home, path),
+                )
+            } else {
+                (None, PathGlobSet::new(patterns, root, home))
+            };
+            *kept = Some(Kept {
+                root: root.to_string(),
+                home: home.map(str::to_string),
+                only,
+                set,
+            });
+        }
+        with(&kept.as_ref().expect("just filled").set)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A set built for one path answers for it exactly as the whole set.
+    #[test]
+    fn a_set_for_one_path_answers_as_the_whole_set() {
+        let patterns = [
+            "**/.env",
+            "**/.env.*",
+            "~/.ssh/**",
+            "**/*.pem",
+            "**/id_rsa*",
+            "/etc/shadow",
+            "/proc/*/environ",
+            "**/.*_history",
+            "src/**/*.rs",
+            ".env",
+            "target/",
+            "/etc/",
+            "**/*service-account*.json",
+            "docs/[a-c]*.md",
+            "**/{a,b}.txt",
+            "x\\*y",
+            "?.key",
+            "**",
+            "a/**/b",
+            "**/.aws/credentials",
+            "(?i)**/.envrc",
+            "(?i)~/.gnupg/**",
+            "(?i)**/*.p12",
+        ];
+        let paths = [
+            "/proj/.ENVRC",
+            "/home/u/.GnuPG/x",
+            "/proj/Cert.P12",
+            "/proj/.env",
+            "/proj/src/.env.local",
+            "/home/u/.ssh/id_rsa",
+            "/tmp/README.md",
+            "/etc/shadow",
+            "/proc/12/environ",
+            "/home/u/.bash_history",
+            "/proj/src/a/b.rs",
+            "/proj/target",
+            "/proj/target/x",
+            "/etc/passwd",
+            "/proj/gcp-service-account-1.json",
+            "/proj/docs/b1.md",
+            "/proj/docs/d.md",
+            "/proj/q/a.txt",
+            "/proj/x*y",
+            "/proj/k.key",
+            "/proj/a/b",
+            "/proj/a/c/b",
+            "/",
+            "/proj",
+            "/home/u/.aws/credentials",
+            "/other/.env",
+            "src/../.env",
+            "/proj/ab.key",
+        ];
+        for root in ["/proj", "/"] {
+            let whole = PathGlobSet::new(&patterns, root, Some("/home/u")).unwrap();
+            for path in paths {
+                let one = PathGlobSet::for_path(&patterns, root, Some("/home/u"), path).unwrap();
+                assert_eq!(one.matches(path), whole.matches(path), "{root} {path}");
+                assert_eq!(
+                    one.matches_all(path),
+                    whole.matches_all(path),
+                    "{root} {path}"
+                );
+            }
+        }
+        // The same refusals, for every path.
+        for bad in [
+            &["ok/*", "src/[a"][..],
+            &["/x/*.pem", "~/.ssh/*"],
+            &["a/../b"],
+        ] {
+            for path in ["/proj/zzz", "/proj/src/a"] {
+                assert_eq!(
+                    PathGlobSet::for_path(bad, "/proj", None, path).unwrap_err(),
+                    PathGlobSet::new(bad, "/proj", None).unwrap_err()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_cache_serves_a_second_path_from_the_whole_set() {
+        let cache = GlobSetCache::default();
+        let patterns = ["**/.env", "**/*.pem"];
+        let hit = |path: &str| {
+            cache.with(&patterns, "/proj", None, path, |set| {
+                set.as_ref().unwrap().matches_all(path)
+            })
+        };
+        assert_eq!(hit("/proj/README.md"), Vec::<usize>::new());
+        assert_eq!(hit("/proj/.env"), vec![0]);
+        assert_eq!(hit("/proj/k.pem"), vec![1]);
+        assert_eq!(hit("/proj/README.md"), Vec::<usize>::new());
+    }
 
     fn set(patterns: &[&str]) -> PathGlobSet {
         PathGlobSet::new(patterns, "/proj", Some("/home/u")).expect("patterns compile")
@@ -352,6 +586,9 @@ mod tests {
             ("/proj/.envy", None),
         ] {
             assert_eq!(s.matches(path), want, "{path}");
+            let patterns = ["(?i)**/.env", "(?i)~/.ssh/**", "(?i)**/*.pem", "**/.npmrc"];
+            let one = PathGlobSet::for_path(&patterns, "/proj", Some("/home/u"), path).unwrap();
+            assert_eq!(one.matches(path), want, "for_path {path}");
         }
     }
 

@@ -25,7 +25,7 @@ mod glob;
 mod inspect;
 mod lexical;
 
-pub use glob::{PathGlobSet, PathPatternError};
+pub use glob::{GlobSetCache, PathGlobSet, PathPatternError};
 pub use inspect::{inspect, PathInfo};
 
 use lexical::{absolute_without_context, components, resolve};

@@ -1,0 +1,263 @@
+//! CEL's `matches()`, built for how hook-policy calls it.
+//!
+//! The CEL library compiles the pattern on every call. A one-call plugin
+//! process evaluates each pattern about once, on a short text, and the
+//! compilation was the largest single cost of a shell hook call with the
+//! recommended packs (2.8 M of 6.0 M instructions for one 40-alternative
+//! pattern, BENCHMARKS.md). So the first time a pattern is used on a short
+//! text, only what a yes/no answer on a short text needs is built: the
+//! pattern's forward automaton, searched by backtracking or the PikeVM, with
+//! no literal prefilter, no reverse automaton and no lazy DFA. Every regex
+//! engine of the crate gives the same yes/no answer; they differ in speed
+//! only, and these are the fastest to build (and when every match of the
+//! pattern is longer than the text, nothing is built). A pattern met again, or on a
+//! long text, gets the full regex, and a process keeps what it built, so a
+//! long-running server compiles each pattern once instead of per request.
+//!
+//! Syntax, size limits and error messages are those of `regex::Regex::new`,
+//! which the library used.
+
+use cel::common::types::{CelBool, CelString};
+use cel::ExecutionError;
+use regex_automata::meta;
+use regex_automata::util::syntax;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Texts up to this length are searched with the lean build.
+const SHORT_TEXT: usize = 4096;
+
+/// How many patterns a process keeps; past it the cache starts over (a
+/// pattern taken from the payload must not grow it without bound).
+const MAX_KEPT: usize = 512;
+
+#[derive(Clone)]
+enum Built {
+    /// Built for one short text: used once, then replaced by the full regex.
+    Lean(Arc<meta::Regex>),
+    Full(Arc<regex::Regex>),
+}
+
+fn kept() -> &'static Mutex<HashMap<String, Built>> {
+    static KEPT: std::sync::OnceLock<Mutex<HashMap<String, Built>>> = std::sync::OnceLock::new();
+    KEPT.get_or_init(Default::default)
+}
+
+/// `text.matches(pattern)`.
+pub fn matches(text: &CelString<'_>, pattern: &CelString<'_>) -> Result<CelBool, ExecutionError> {
+    is_match(text.inner(), pattern.inner()).map(CelBool::from)
+}
+
+pub fn is_match(text: &str, pattern: &str) -> Result<bool, ExecutionError> {
+    let seen = kept()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(pattern)
+        .cloned();
+    let built = match seen {
+        Some(Built::Full(re)) => return Ok(re.is_match(text)),
+        // A second use: this process will likely use it again.
+        Some(Built::Lean(_)) => Built::Full(Arc::new(full(pattern)?)),
+        None if text.len() <= SHORT_TEXT => match lean(pattern, text.len()) {
+            Lean::Built(re) => Built::Lean(Arc::new(re)),
+            // Nothing to keep: the pattern is read again if used again.
+            Lean::TooShort => return Ok(false),
+            // What the lean build refuses, the full one reports in its words.
+            Lean::Refused => Built::Full(Arc::new(full(pattern)?)),
+        },
+        None => Built::Full(Arc::new(full(pattern)?)),
+    };
+    let found = match &built {
+        Built::Lean(re) => re.is_match(text),
+        Built::Full(re) => re.is_match(text),
+    };
+    let mut map = kept().lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= MAX_KEPT {
+        map.clear();
+    }
+    map.insert(pattern.to_string(), built);
+    Ok(found)
+}
+
+fn full(pattern: &str) -> Result<regex::Regex, ExecutionError> {
+    regex::Regex::new(pattern).map_err(|err| ExecutionError::FunctionError {
+        function: "matches".to_string(),
+        message: format!("'{pattern}' not a valid regex:\n{err}"),
+    })
+}
+
+enum Lean {
+    Built(meta::Regex),
+    /// Every match of the pattern is longer than the text.
+    TooShort,
+    Refused,
+}
+
+/// Automata estimated up to this size are far below the 10 MiB limit (the
+/// estimate is about three times the real size or more).
+const SURELY_SMALL: u64 = 4 << 20;
+
+/// An upper bound of the size of the pattern's automaton, in bytes, well
+/// above the real one: 1 KiB per class range (measured: 50-350 bytes; `\w`
+/// is 770 ranges and 41 KiB), 64 bytes per literal byte, repetitions
+/// counted in full.
+fn size_bound(hir: &regex_syntax::hir::Hir) -> u64 {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 64,
+        HirKind::Literal(literal) => 64 * literal.0.len() as u64 + 64,
+        HirKind::Class(Class::Unicode(c)) => 1024 * c.ranges().len() as u64 + 64,
+        HirKind::Class(Class::Bytes(c)) => 1024 * c.ranges().len() as u64 + 64,
+        HirKind::Repetition(r) => {
+            let copies = u64::from(r.max.unwrap_or(r.min).max(r.min)) + 1;
+            size_bound(&r.sub).saturating_mul(copies)
+        }
+        HirKind::Capture(c) => size_bound(&c.sub).saturating_add(64),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+            parts.iter().map(size_bound).fold(64, u64::saturating_add)
+        }
+    }
+}
+
+/// The configuration `regex::Regex::new` uses (regex 1.x `Builder`), minus
+/// the engines that only make searches faster; and no automaton at all when
+/// every match is longer than the text (`[^/]+\.pem$` on an empty list of
+/// arguments): the pattern is parsed, and its shortest match length read.
+fn lean(pattern: &str, text_len: usize) -> Lean {
+    let Ok(hir) = syntax::parse_with(pattern, &syntax::Config::new().utf8(true)) else {
+        return Lean::Refused;
+    };
+    // Only patterns whose automata surely stay within the size limit: one
+    // past it is an error, which a lean answer must not turn into a yes or
+    // no (and the full build's reverse automaton can be the larger one).
+    if size_bound(&hir) > SURELY_SMALL {
+        return Lean::Refused;
+    }
+    // In bytes, like `text_len`; `None`: the pattern matches nothing.
+    if hir
+        .properties()
+        .minimum_len()
+        .is_none_or(|min| min > text_len)
+    {
+        return Lean::TooShort;
+    }
+    let config = meta::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(true)
+        .nfa_size_limit(Some(10 * (1 << 20)))
+        .hybrid_cache_capacity(2 * (1 << 20))
+        .auto_prefilter(false)
+        .onepass(false)
+        .hybrid(false)
+        .dfa(false)
+        .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit);
+    match meta::Builder::new()
+        .configure(config)
+        .syntax(syntax::Config::new().utf8(true))
+        .build_from_hir(&hir)
+    {
+        Ok(re) => Lean::Built(re),
+        Err(_) => Lean::Refused,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lean build answers as `regex::Regex` does, on patterns of the
+    /// shipped packs' kinds (alternations, classes, anchors, `(?i)`, `(?m)`,
+    /// Unicode classes) and texts around their edges.
+    #[test]
+    fn lean_and_full_agree() {
+        let patterns = [
+            r"(?m)(^|/)\.env([.*_-][^/]*)?$|(^|/)\.envrc$|\.(pem|key)$",
+            r"(?i)(example|sample|template)$|\.pub$",
+            r">\|?\s*/dev/(sd[a-z]|nvme[0-9])",
+            r"^\w+\s+\d{2,}$",
+            r"\bword\b",
+            r"^$",
+            r"a*",
+            r"(?i)straße",
+            r"[^/]+/[^/]+$",
+            r"\b",
+            r"(?m)^$",
+            r"x{3,}|[^\x00-\x{10FFFF}]",
+            r"é",
+        ];
+        let texts = [
+            "",
+            "a",
+            ".env",
+            "src/.env.local",
+            "x.pem\ny",
+            "FOO.EXAMPLE",
+            "k.pub",
+            "echo > /dev/sda",
+            "echo >| /dev/nvme0",
+            "abc 12",
+            "a word here",
+            "swordfish",
+            "STRASSE",
+            "straße",
+            "a/b",
+            "/",
+            "é/ü",
+            "\u{0}",
+            "line1\n.envrc",
+        ];
+        for p in patterns {
+            let reference = regex::Regex::new(p).unwrap();
+            for t in texts {
+                let ours = match lean(p, t.len()) {
+                    Lean::Built(re) => re.is_match(t),
+                    Lean::TooShort => false,
+                    Lean::Refused => panic!("{p:?} refused"),
+                    // (none of these is refused: see the test below for which are)
+                };
+                assert_eq!(ours, reference.is_match(t), "{p:?} on {t:?}");
+            }
+        }
+    }
+
+    /// A pattern whose automaton is too big fails as it did, even on a
+    /// text shorter than any match (no shortcut to `false`).
+    #[test]
+    fn patterns_past_the_size_limit_still_fail() {
+        for pattern in [
+            r"\w".repeat(300),
+            r"\pL".repeat(300),
+            r"\d{3000}".to_string(),
+        ] {
+            assert!(regex::Regex::new(&pattern).is_err(), "{pattern}");
+            assert!(matches!(lean(&pattern, 0), Lean::Refused), "{pattern}");
+            assert!(is_match("", &pattern).is_err(), "{pattern}");
+        }
+        // The packs' credential pattern is small enough for the shortcut.
+        let secrets = r"(?m)(^|/)\.env([.*_-][^/]*)?$|(^|/)\.envrc$|/\.(ssh|aws|gnupg|password-store|azure)(/|$)|/\.config/gcloud(/|$)|/id_(rsa|ed25519|ecdsa|dsa)[^/]*$|\.(pem|key|p12|pfx|jks|keystore|ppk)$|/\.kube/config$|/\.docker/config\.json$|/[._]netrc$|/\.pypirc$|^/(root|home/[^/]+|Users/[^/]+)/\.npmrc$|/\.git-credentials$|\.tfstate(\.backup)?$|service[-_]?account[^/]*\.json$|^/etc/(g?shadow-?|master\.passwd)$|^/proc/[^/]+/environ$|/\.[a-z_]*history$";
+        assert!(matches!(lean(secrets, 0), Lean::TooShort));
+        assert!(matches!(lean(secrets, 10), Lean::Built(_)));
+    }
+
+    #[test]
+    fn bad_patterns_fail_in_the_library_words() {
+        let err = is_match("x", "(foo").unwrap_err();
+        assert_eq!(
+            err,
+            ExecutionError::FunctionError {
+                function: "matches".into(),
+                message: "'(foo' not a valid regex:\nregex parse error:\n    (foo\n    ^\nerror: unclosed group".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_pattern_used_again_keeps_its_answers() {
+        for _ in 0..3 {
+            assert_eq!(is_match("abc.pem", r"\.pem$"), Ok(true));
+            assert_eq!(is_match("abc.pen", r"\.pem$"), Ok(false));
+        }
+        let long = "x".repeat(SHORT_TEXT + 1) + ".pem";
+        assert_eq!(is_match(&long, r"\.pem$"), Ok(true));
+    }
+}
