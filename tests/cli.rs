@@ -198,9 +198,10 @@ fn eval_reads_captured_fixtures_and_explains() {
     // The force-push rule names `git`, which this line never runs: the
     // program index leaves it out without evaluating it; so are the rules
     // whose conditions need `bash`, `nc` or `/dev/` (root shells, reverse
-    // shells, device writes). What remains: the rm rule and the opaque-line rule.
+    // shells, device writes). What remains: the rules about rm (core's
+    // recursive delete, system files, files under .git) and the opaque-line rule.
     assert!(
-        explanation.contains("108 rule(s) for this hook, 2 candidate(s) after indexing"),
+        explanation.contains("108 rule(s) for this hook, 4 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");
