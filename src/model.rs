@@ -147,6 +147,13 @@ pub struct PackHeader {
     #[serde(default)]
     #[schemars(example = true)]
     pub recommended: bool,
+    /// Why the pack is in the recommended set or left opt-in: what routine
+    /// work it leaves alone, or which workflows it would get in the way of.
+    #[serde(default)]
+    #[schemars(
+        example = &"Nothing here is routine for a coding agent; deploys and single-resource edits pass."
+    )]
+    pub rationale: Option<String>,
 }
 
 /// How bad it is when the guarded action happens anyway.
@@ -595,7 +602,9 @@ pub struct UrlMatch {
 pub struct PathMatch {
     /// Globs over the normalised path; any may match. `**/.env` matches at
     /// any depth, `~/.ssh/**` under the home directory, relative globs
-    /// against the project root. `*` never crosses a `/`.
+    /// against the project root. `*` never crosses a `/`. A glob starting
+    /// with `(?i)` ignores ASCII case (`(?i)**/.env` matches `.ENV`, which
+    /// opens `.env` on macOS and Windows file systems).
     #[serde(default)]
     #[schemars(example = serde_json::json!(["**/.env", "**/*.pem", "~/.ssh/**"]))]
     pub glob: Option<StringList>,

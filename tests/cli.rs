@@ -198,10 +198,11 @@ fn eval_reads_captured_fixtures_and_explains() {
     // The force-push rule names `git`, which this line never runs: the
     // program index leaves it out without evaluating it; so are the rules
     // whose conditions need `bash`, `nc` or `/dev/` (root shells, reverse
-    // shells, device writes). What remains: the rm rule, the opaque-line rule
-    // and the hook-settings guard (the line writes a file: `touch`).
+    // shells, device writes). What remains: the rules about rm (core's
+    // recursive delete, system files, files under .git), the opaque-line
+    // rule and the hook-settings guard (the line writes a file: `touch`).
     assert!(
-        explanation.contains("89 rule(s) for this hook, 3 candidate(s) after indexing"),
+        explanation.contains("110 rule(s) for this hook, 5 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -420,3 +420,51 @@ fn the_binary_agrees_on_a_sample_of_both_shell_corpora() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The share of each peer's must-deny lines (every `dcg` and `safety-net`
+/// line of dangerous.tsv: the peers deny all of them, including those we
+/// allow on purpose) that the recommended set denies. Printed for the
+/// record (`cargo test --test pack_corpus peer_share -- --nocapture`), and
+/// held above a floor so a change that drops protection fails here.
+#[test]
+fn peer_share_of_must_deny_lines_denied_by_the_recommended_set() {
+    let cases = read("dangerous.tsv", 3);
+    let recommended = policy(Packs::Recommended, "pre_shell_exec");
+    let all = policy(Packs::All, "pre_shell_exec");
+    for (peer, floor) in [("dcg", 0.88), ("safety-net", 0.88)] {
+        let lines: Vec<&Case> = cases.iter().filter(|c| c.field(0) == peer).collect();
+        let denied_by = |p: &CompiledPolicy| {
+            lines
+                .iter()
+                .filter(|c| {
+                    let d = decide(p, "pre_shell_exec", &shell(c.field(2)), CTX);
+                    d.deny.is_some()
+                })
+                .count()
+        };
+        let (rec, every) = (denied_by(&recommended), denied_by(&all));
+        let share = rec as f64 / lines.len() as f64;
+        // Lines labelled `allow` are the peers' denials we waive on purpose.
+        let kept = lines.iter().filter(|c| c.field(1) != "allow").count();
+        eprintln!(
+            "{peer}: recommended denies {rec}/{} ({:.1}%; {:.1}% of the {kept} not waived), all packs {every}/{} ({:.1}%)",
+            lines.len(),
+            100.0 * share,
+            100.0 * rec as f64 / kept as f64,
+            lines.len(),
+            100.0 * every as f64 / lines.len() as f64
+        );
+        assert!(
+            share >= floor,
+            "the recommended set denies {:.1}% of {peer}'s lines, below {:.0}%",
+            100.0 * share,
+            100.0 * floor
+        );
+        // Of the lines not waived on purpose, nearly all (the gaps left are
+        // opt-in packs' themes).
+        assert!(
+            rec as f64 >= 0.98 * kept as f64,
+            "the recommended set denies {rec} of {peer}'s {kept} lines not waived, below 98%"
+        );
+    }
+}

@@ -201,6 +201,12 @@ pub fn markdown() -> String {
          ```yaml\nversion: 1\npacks:\n  enable: [recommended]\n```\n\n\
          See the README's \"Packs\" section for disabling rules, changing outcomes \
          (`deny`, `ask`, `log`) and exceptions.\n\n\
+         A pack is recommended when what it stops is never routine for a coding agent \
+         working unasked, and its near misses (builds, tests, deploys, deletes inside the \
+         project, single resources by name) pass; tests/corpora/benign.tsv holds the \
+         recommended set to zero denials. A pack is opt-in when what it stops is a normal \
+         step of some workflows (publishing a release, talking to a local dev server). \
+         Each pack says why under its heading.\n\n\
          | pack | version | recommended | rules | description |\n|---|---|---|---|---|\n",
     );
     for p in shipped() {
@@ -229,6 +235,9 @@ pub fn markdown() -> String {
             },
             p.embedded.file
         );
+        if let Some(why) = &p.header.rationale {
+            let _ = writeln!(out, "{why}\n");
+        }
         out.push_str("| rule | severity | hooks | outcome | why | reason given to the agent |\n|---|---|---|---|---|---|\n");
         for r in rules(p) {
             let _ = writeln!(

@@ -17,6 +17,10 @@
 //!   `..` is rejected, since a normalised path never contains it.
 //! - Matching is case-sensitive (Linux semantics); `\` escapes the next
 //!   character, as in globset.
+//! - A pattern starting with `(?i)` ignores ASCII case (`(?i)**/.env` also
+//!   matches `.ENV`): on macOS and Windows file systems, where most coding
+//!   agents run, `.ENV` and `~/.SSH/ID_RSA` open the same files as `.env`
+//!   and `~/.ssh/id_rsa`, so patterns that guard files use it.
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -56,6 +60,9 @@ pub struct PathGlobSet {
     relative: GlobSet,
     relative_owner: Vec<usize>,
 }
+
+/// The prefix that makes a pattern ignore ASCII case.
+pub const IGNORE_CASE: &str = "(?i)";
 
 /// Where one compiled glob is matched.
 enum Target {
@@ -117,18 +124,23 @@ impl PathGlobSet {
                 pattern: pattern.to_string(),
                 reason,
             };
-            for (target, text) in expand_pattern(pattern, home).map_err(fail)? {
+            let (body, ignore_case) = match pattern.strip_prefix(IGNORE_CASE) {
+                Some(rest) => (rest, true),
+                None => (*pattern, false),
+            };
+            for (target, text) in expand_pattern(body, home).map_err(fail)? {
                 if let Some((path, rel)) = &subjects {
                     let subject = match target {
                         Target::Absolute => Some(path.as_str()),
                         Target::Relative => rel.as_deref(),
                     };
-                    if cannot_match(&text, subject) {
+                    if cannot_match(&text, subject, ignore_case) {
                         continue;
                     }
                 }
                 let glob = GlobBuilder::new(&text)
                     .literal_separator(true)
+                    .case_insensitive(ignore_case)
                     .build()
                     .map_err(|e| fail(e.kind().to_string()))?;
                 let (builder, owners) = match target {
@@ -236,13 +248,22 @@ fn relative_to<'p>(root: &str, path: &'p str) -> Option<&'p str> {
 /// stands for the same characters, side by side, within one component of
 /// any path they match): one such run missing from the subject rules the
 /// glob out. Anything else (classes, alternatives, escapes) may match.
-fn cannot_match(text: &str, subject: Option<&str>) -> bool {
+/// A glob that ignores case (`(?i)`) is judged on ASCII-lowercased text, so
+/// `.ENV` keeps `(?i)**/.env`.
+fn cannot_match(text: &str, subject: Option<&str>, ignore_case: bool) -> bool {
     if text.contains(['[', ']', '{', '}', '\\']) {
         return false;
     }
     let Some(subject) = subject else {
         return true;
     };
+    if ignore_case {
+        let subject = subject.to_ascii_lowercase();
+        return text
+            .to_ascii_lowercase()
+            .split(['*', '?', '/'])
+            .any(|run| !run.is_empty() && !subject.contains(run));
+    }
     text.split(['*', '?', '/'])
         .any(|run| !run.is_empty() && !subject.contains(run))
 }
@@ -400,8 +421,14 @@ mod tests {
             "**",
             "a/**/b",
             "**/.aws/credentials",
+            "(?i)**/.envrc",
+            "(?i)~/.gnupg/**",
+            "(?i)**/*.p12",
         ];
         let paths = [
+            "/proj/.ENVRC",
+            "/home/u/.GnuPG/x",
+            "/proj/Cert.P12",
             "/proj/.env",
             "/proj/src/.env.local",
             "/home/u/.ssh/id_rsa",
@@ -543,6 +570,26 @@ mod tests {
         assert!(dotdot.reason.contains("'..'"), "{dotdot}");
         assert!(PathGlobSet::new(&[""], "/proj", None).is_err());
         assert!(PathGlobSet::new(&["./"], "/proj", None).is_err());
+    }
+
+    #[test]
+    fn ignore_case_prefix_folds_ascii_case_only_where_asked() {
+        let s = set(&["(?i)**/.env", "(?i)~/.ssh/**", "(?i)**/*.pem", "**/.npmrc"]);
+        for (path, want) in [
+            ("/proj/.ENV", Some(0)),
+            ("/proj/sub/.Env", Some(0)),
+            ("/home/u/.SSH/ID_RSA", Some(1)),
+            ("/home/u/.ssh/id_rsa", Some(1)),
+            ("/proj/CERT.PEM", Some(2)),
+            ("/proj/.NPMRC", None),
+            ("/proj/.npmrc", Some(3)),
+            ("/proj/.envy", None),
+        ] {
+            assert_eq!(s.matches(path), want, "{path}");
+            let patterns = ["(?i)**/.env", "(?i)~/.ssh/**", "(?i)**/*.pem", "**/.npmrc"];
+            let one = PathGlobSet::for_path(&patterns, "/proj", Some("/home/u"), path).unwrap();
+            assert_eq!(one.matches(path), want, "for_path {path}");
+        }
     }
 
     #[test]
