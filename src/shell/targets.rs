@@ -897,14 +897,9 @@ fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
     if path == root {
         return TargetClass::ProjectRoot;
     }
-    if within(path, root) {
-        let inside = path[root.len()..].trim_start_matches('/');
-        return if inside.split('/').any(|c| c == ".git") {
-            TargetClass::GitDir
-        } else {
-            TargetClass::InsideProject
-        };
-    }
+    // Home, `/` and the top system directories stay what they are even when
+    // the project holds them (a project root of `/` or `/home`): being inside
+    // the project must not make `rm -rf ~` routine.
     if path == "/" {
         return TargetClass::Root;
     }
@@ -913,22 +908,38 @@ fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
             return TargetClass::Home;
         }
     }
+    if root == "/" && is_system_path(path) {
+        return TargetClass::System;
+    }
+    if within(path, root) {
+        let inside = path[root.len()..].trim_start_matches('/');
+        return if inside.split('/').any(|c| c == ".git") {
+            TargetClass::GitDir
+        } else {
+            TargetClass::InsideProject
+        };
+    }
     if within(root, path) {
         return TargetClass::ProjectRoot;
     }
     if TEMP_DIRS.iter().any(|t| within(path, t) && path != *t) {
         return TargetClass::Temp;
     }
-    let mut parts = path.split('/').filter(|p| !p.is_empty());
-    let top = parts.next().unwrap_or("");
-    let is_system = match top {
-        "home" | "Users" | "Volumes" | "mnt" | "media" => parts.next().is_none(),
-        _ => SYSTEM_TOP.contains(&top),
-    };
-    if is_system {
+    if is_system_path(path) {
         TargetClass::System
     } else {
         TargetClass::Outside
+    }
+}
+
+/// A system directory or what it holds (`/usr/lib`, `/etc/hosts`), or the
+/// folder of all homes or mounts itself (`/home`, `/Users`, `/mnt`).
+fn is_system_path(path: &str) -> bool {
+    let mut parts = path.split('/').filter(|p| !p.is_empty());
+    let top = parts.next().unwrap_or("");
+    match top {
+        "home" | "Users" | "Volumes" | "mnt" | "media" => parts.next().is_none(),
+        _ => SYSTEM_TOP.contains(&top),
     }
 }
 
@@ -936,6 +947,10 @@ fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
 /// files): the project root's contents are inside the project, a temp
 /// directory's contents are temporary, the rest is as the directory.
 fn contents_class(dir: &str, root: &str, home: Option<&str>) -> TargetClass {
+    // A project rooted at home does not make `rm -rf ~/*` routine.
+    if Some(dir) == home {
+        return TargetClass::Home;
+    }
     if dir == root {
         return TargetClass::InsideProject;
     }
@@ -953,6 +968,34 @@ mod tests {
         let analysis = crate::shell::analyze(&format!("rm -rf {text}"));
         let target = &analysis.commands[0].targets[0];
         resolve(target, "/home/u/proj", Some("/home/u")).class
+    }
+
+    /// Home, `/` and system directories keep their class when the project
+    /// root holds them (an agent started in `/`, `/home` or the home itself).
+    #[test]
+    fn a_project_holding_home_or_the_system_does_not_make_them_routine() {
+        use TargetClass::*;
+        let class_in = |text: &str, root: &str| {
+            let analysis = crate::shell::analyze(&format!("rm -rf {text}"));
+            let target = &analysis.commands[0].targets[0];
+            resolve(target, root, Some("/home/u")).class
+        };
+        for (text, root, want) in [
+            ("~", "/home", Home),
+            ("~", "/", Home),
+            ("/home/u", "/home", Home),
+            ("/home", "/", Home),
+            ("/usr", "/", System),
+            ("/etc/hosts", "/", System),
+            ("/", "/", ProjectRoot),
+            ("~/*", "/home/u", Home),
+            ("*", "/home/u", Home),
+            ("~/proj/build", "/home", InsideProject),
+            ("/work/app/build", "/", InsideProject),
+            ("/home/u/proj/build", "/home/u/proj", InsideProject),
+        ] {
+            assert_eq!(class_in(text, root), want, "rm -rf {text} in {root}");
+        }
     }
 
     #[test]
