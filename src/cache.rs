@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 4";
+const FORMAT: &str = "hook-policy prepared policy 5";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -100,6 +100,10 @@ struct Header {
     plan: PlanForm,
     /// How many rules follow the header, one JSON line each.
     rules: usize,
+    /// Each `matches()` pattern literal of the conditions with the length
+    /// all its matches have at least, so that a call need not parse the
+    /// pattern to answer `false` on a shorter text (src/expr/regex_match.rs).
+    shortest: Vec<(String, u64)>,
 }
 
 /// The entry for `hook` of a policy compiled for that hook alone, from
@@ -119,6 +123,10 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
         body.push(b'\n');
     }
+    let mut shortest = Vec::new();
+    for when in policy.rules.iter().filter_map(|r| r.when.as_ref()) {
+        crate::expr::regex_match::shortest_matches(&when.expr, &mut shortest);
+    }
     let plan = match policy.plan(hook) {
         Some(plan) => PlanForm::of(plan),
         None => PlanForm::of(&Default::default()),
@@ -134,6 +142,7 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         log: policy.log.clone(),
         plan,
         rules: policy.rules.len(),
+        shortest,
     };
     let Ok(mut rest) = serde_json::to_vec(&header) else {
         return Vec::new();
@@ -188,6 +197,7 @@ pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
         return None;
     }
     let rules = DeferredRules::new(hook, bytes, spans)?;
+    crate::expr::regex_match::know_shortest(header.shortest);
     Some(prepared::deferred_policy(
         hook, plan, rules, on_error, header.log,
     ))

@@ -145,3 +145,46 @@ fn a_damaged_or_unwritable_cache_only_costs_speed() {
     assert_eq!(stdout_json(&out)["denied"], json!(true));
     assert!(!cache.exists());
 }
+
+/// A cached entry stores each `matches()` pattern's shortest match, so a
+/// call answers "no match" on shorter texts without reading the pattern:
+/// the decisions stay those of the files, on both sides of that length.
+#[test]
+fn a_cached_pattern_decides_like_the_files_on_short_and_long_lines() {
+    let dir = TempDir::new("cache-pattern");
+    let p = dir.write(
+        "policy.yaml",
+        "version: 1
+rules:
+  - id: no-key-files
+    hook: pre_shell_exec
+    when: \"payload.command.matches(r'(?i)\\\\.pem$|/\\\\.env$')\"
+    deny: \"no key files\"
+",
+    );
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    let lines = [
+        ("ls", false),
+        ("a", false),
+        ("", false),
+        (".PEM", true),
+        ("cat a.pem", true),
+        ("cat x/.env", true),
+        ("cat .env", false),
+        ("cat a.pem.txt", false),
+    ];
+    let from_files: Vec<bool> = lines.iter().map(|(l, _)| denied(&home, l)).collect();
+    age();
+    assert!(!denied(&home, "ls -l"));
+    assert_eq!(entries(&cache).len(), 1, "an entry for pre_shell_exec");
+    let entry = std::fs::read_to_string(cache.join(&entries(&cache)[0])).unwrap();
+    assert!(
+        entry.contains(r#""shortest":[["(?i)\\.pem$|/\\.env$",4]]"#),
+        "{entry}"
+    );
+    for ((line, want), files) in lines.iter().zip(from_files) {
+        assert_eq!(files, *want, "from the files: {line:?}");
+        assert_eq!(denied(&home, line), *want, "from the cache: {line:?}");
+    }
+}
