@@ -30,7 +30,9 @@
 //!
 //! An entry is text: a format line, the key, a line with the checksum and
 //! length of the rest, a JSON header (settings, the decision tree, how many
-//! rules follow), then the rules' JSON, one per line, in decision order.
+//! rules follow), a JSON line of the conditions' regex patterns with their
+//! shortest match lengths (src/expr/regex_match.rs), then the rules' JSON,
+//! one per line, in decision order.
 
 use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
 use crate::compile::CompiledPolicy;
@@ -100,10 +102,6 @@ struct Header {
     plan: PlanForm,
     /// How many rules follow the header, one JSON line each.
     rules: usize,
-    /// Each `matches()` pattern literal of the conditions with the length
-    /// all its matches have at least, so that a call need not parse the
-    /// pattern to answer `false` on a shorter text (src/expr/regex_match.rs).
-    shortest: Vec<(String, u64)>,
 }
 
 /// The entry for `hook` of a policy compiled for that hook alone, from
@@ -142,11 +140,15 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         log: policy.log.clone(),
         plan,
         rules: policy.rules.len(),
-        shortest,
     };
     let Ok(mut rest) = serde_json::to_vec(&header) else {
         return Vec::new();
     };
+    rest.push(b'\n');
+    // On a line of its own: read only by a call that evaluates a pattern.
+    if serde_json::to_writer(&mut rest, &shortest).is_err() {
+        return Vec::new();
+    }
     rest.push(b'\n');
     let header_len = rest.len();
     rest.extend_from_slice(&body);
@@ -176,7 +178,10 @@ pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
     if rest.len() != len || header_len > len || format!("{:016x}", checksum(rest)) != sum {
         return None;
     }
-    let header: Header = serde_json::from_slice(&rest[..header_len]).ok()?;
+    let lines = rest[..header_len].strip_suffix(b"\n")?;
+    let split = memchr::memchr(b'\n', lines)?;
+    let header: Header = serde_json::from_slice(&lines[..split]).ok()?;
+    let shortest = lines[split + 1..].to_vec();
     let on_error = match header.on_error.as_deref() {
         None => None,
         Some("fail_closed") => Some(OnError::FailClosed),
@@ -197,7 +202,7 @@ pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
         return None;
     }
     let rules = DeferredRules::new(hook, bytes, spans)?;
-    crate::expr::regex_match::know_shortest(header.shortest);
+    crate::expr::regex_match::know_shortest(shortest);
     Some(prepared::deferred_policy(
         hook, plan, rules, on_error, header.log,
     ))

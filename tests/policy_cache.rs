@@ -180,7 +180,11 @@ rules:
     assert_eq!(entries(&cache).len(), 1, "an entry for pre_shell_exec");
     let entry = std::fs::read_to_string(cache.join(&entries(&cache)[0])).unwrap();
     assert!(
-        entry.contains(r#""shortest":[["(?i)\\.pem$|/\\.env$",4]]"#),
+        entry.contains(
+            r#"
+[["(?i)\\.pem$|/\\.env$",4]]
+"#
+        ),
         "{entry}"
     );
     for ((line, want), files) in lines.iter().zip(from_files) {

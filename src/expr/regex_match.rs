@@ -93,10 +93,19 @@ pub fn is_match(text: &str, pattern: &str) -> Result<bool, ExecutionError> {
     Ok(found)
 }
 
-/// Shortest match lengths read from a prepared entry: only patterns for
-/// which `lean` answers `TooShort` on shorter texts (see [`shortest_match`]).
-fn known() -> &'static Mutex<HashMap<String, u64>> {
-    static KNOWN: std::sync::OnceLock<Mutex<HashMap<String, u64>>> = std::sync::OnceLock::new();
+/// Shortest match lengths from a prepared entry: only patterns for which
+/// `lean` answers `TooShort` on shorter texts (see [`shortest_match`]).
+/// Kept as the entry's JSON until a pattern is evaluated: most calls
+/// evaluate none, and reading 60 patterns costs a tenth of a million
+/// instructions.
+#[derive(Default)]
+struct Known {
+    lengths: HashMap<String, u64>,
+    unread: Vec<Vec<u8>>,
+}
+
+fn known() -> &'static Mutex<Known> {
+    static KNOWN: std::sync::OnceLock<Mutex<Known>> = std::sync::OnceLock::new();
     KNOWN.get_or_init(Default::default)
 }
 
@@ -105,21 +114,30 @@ fn known_too_short(text: &str, pattern: &str) -> bool {
     if text.len() > SHORT_TEXT {
         return false;
     }
-    let known = known().lock().unwrap_or_else(|e| e.into_inner());
+    let mut known = known().lock().unwrap_or_else(|e| e.into_inner());
+    for json in std::mem::take(&mut known.unread) {
+        // Unreadable (the entry passed its checksum, so not expected):
+        // no shortcut, the pattern is parsed as without a cache.
+        if let Ok(lengths) = serde_json::from_slice::<Vec<(String, u64)>>(&json) {
+            if known.lengths.len() >= MAX_KEPT {
+                known.lengths.clear();
+            }
+            known.lengths.extend(lengths);
+        }
+    }
     known
+        .lengths
         .get(pattern)
         .is_some_and(|&min| min > text.len() as u64)
 }
 
 /// Makes `is_match` answer `false` without parsing for texts shorter than
-/// each pattern's length. The lengths must come from [`shortest_match`]
-/// of this same executable (the cache key holds its identity).
-pub fn know_shortest(lengths: impl IntoIterator<Item = (String, u64)>) {
+/// each pattern's length: `json` is a list of `[pattern, length]` pairs
+/// whose lengths come from [`shortest_match`] of this same executable
+/// (the cache key holds its identity).
+pub fn know_shortest(json: Vec<u8>) {
     let mut known = known().lock().unwrap_or_else(|e| e.into_inner());
-    if known.len() >= MAX_KEPT {
-        known.clear();
-    }
-    known.extend(lengths);
+    known.unread.push(json);
 }
 
 /// The length in bytes every match of `pattern` has at least (`u64::MAX`:
@@ -434,7 +452,7 @@ mod tests {
         }
         assert_eq!(shortest_match(r"[^\x00-\x{10FFFF}]"), Some(u64::MAX));
         assert_eq!(shortest_match(r"(?i)k{2}"), Some(2));
-        know_shortest(stored.clone());
+        know_shortest(serde_json::to_vec(&stored).unwrap());
         let references: Vec<regex::Regex> = KINDS
             .iter()
             .map(|p| regex::Regex::new(p).unwrap())
