@@ -192,3 +192,38 @@ rules:
         assert_eq!(denied(&home, line), *want, "from the cache: {line:?}");
     }
 }
+
+/// A bad `writes` glob is refused by install and by every call (fail
+/// closed), and no entry is written: stored rules skip that check only
+/// because they passed it.
+#[test]
+fn a_bad_writes_glob_fails_closed_and_is_never_cached() {
+    let good = "version: 1
+rules:
+  - id: guard
+    hook: pre_shell_exec
+    shell: { writes: [\"~/.claude/settings.json\", \"/x/[ab]\"] }
+    deny: \"guarded\"
+";
+    let dir = TempDir::new("cache-writes");
+    let p = dir.write("policy.yaml", &good.replace("[ab]", "[ab"));
+    assert!(!policy(&["check", p.to_str().unwrap()], b"")
+        .status
+        .success());
+    std::fs::write(&p, good).unwrap();
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    age();
+    assert!(!denied(&home, "ls"));
+    assert_eq!(entries(&cache).len(), 1);
+    assert!(denied(&home, "rm -rf ~/.claude"));
+    assert!(denied(&home, "rm /x/a"));
+    assert!(!denied(&home, "rm /x/c"));
+    // Broken after install: every call fails closed, from the files.
+    std::fs::remove_dir_all(&cache).unwrap();
+    std::fs::write(&p, good.replace("[ab]", "[ab")).unwrap();
+    assert!(denied(&home, "ls"));
+    age();
+    assert!(denied(&home, "ls"));
+    assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+}
