@@ -30,7 +30,9 @@
 //!
 //! An entry is text: a format line, the key, a line with the checksum and
 //! length of the rest, a JSON header (settings, the decision tree, how many
-//! rules follow), then the rules' JSON, one per line, in decision order.
+//! rules follow), a JSON line of the conditions' regex patterns with their
+//! shortest match lengths (src/expr/regex_match.rs), then the rules' JSON,
+//! one per line, in decision order.
 
 use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
 use crate::compile::CompiledPolicy;
@@ -46,7 +48,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 4";
+const FORMAT: &str = "hook-policy prepared policy 5";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -119,6 +121,10 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
         body.push(b'\n');
     }
+    let mut shortest = Vec::new();
+    for when in policy.rules.iter().filter_map(|r| r.when.as_ref()) {
+        crate::expr::regex_match::shortest_matches(&when.expr, &mut shortest);
+    }
     let plan = match policy.plan(hook) {
         Some(plan) => PlanForm::of(plan),
         None => PlanForm::of(&Default::default()),
@@ -138,6 +144,11 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
     let Ok(mut rest) = serde_json::to_vec(&header) else {
         return Vec::new();
     };
+    rest.push(b'\n');
+    // On a line of its own: read only by a call that evaluates a pattern.
+    if serde_json::to_writer(&mut rest, &shortest).is_err() {
+        return Vec::new();
+    }
     rest.push(b'\n');
     let header_len = rest.len();
     rest.extend_from_slice(&body);
@@ -167,7 +178,10 @@ pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
     if rest.len() != len || header_len > len || format!("{:016x}", checksum(rest)) != sum {
         return None;
     }
-    let header: Header = serde_json::from_slice(&rest[..header_len]).ok()?;
+    let lines = rest[..header_len].strip_suffix(b"\n")?;
+    let split = memchr::memchr(b'\n', lines)?;
+    let header: Header = serde_json::from_slice(&lines[..split]).ok()?;
+    let shortest = lines[split + 1..].to_vec();
     let on_error = match header.on_error.as_deref() {
         None => None,
         Some("fail_closed") => Some(OnError::FailClosed),
@@ -188,6 +202,7 @@ pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledP
         return None;
     }
     let rules = DeferredRules::new(hook, bytes, spans)?;
+    crate::expr::regex_match::know_shortest(shortest);
     Some(prepared::deferred_policy(
         hook, plan, rules, on_error, header.log,
     ))

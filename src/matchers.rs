@@ -620,7 +620,11 @@ fn check_flag_specs(specs: &[String], key: &'static str) -> Result<(), MatcherEr
     Ok(())
 }
 
-pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
+/// `check_writes`: whether the `writes` globs are compiled once to report
+/// a bad one (for a fixed root and home, so the answer is the same on
+/// every call: see `RuleCompiler::stored`); the matcher compiles them for
+/// the call's root when it first needs them.
+pub fn compile_shell(m: &ShellMatch, check_writes: bool) -> Result<ShellMatcher, MatcherError> {
     let flags = m.flags.clone().unwrap_or_default();
     let any_flag = m.any_flag.clone().unwrap_or_default();
     if m.target.as_ref().is_some_and(Vec::is_empty) {
@@ -645,7 +649,10 @@ pub fn compile_shell(m: &ShellMatch) -> Result<ShellMatcher, MatcherError> {
         });
     }
     let patterns: Vec<&str> = writes.iter().map(String::as_str).collect();
-    if let Err(e) = paths::GuardedPaths::new(&patterns, "/project", Some("/home/user")) {
+    if let Err(e) = check_writes
+        .then(|| paths::GuardedPaths::new(&patterns, "/project", Some("/home/user")))
+        .transpose()
+    {
         return Err(MatcherError {
             key: "writes",
             index: Some(e.index),

@@ -145,3 +145,85 @@ fn a_damaged_or_unwritable_cache_only_costs_speed() {
     assert_eq!(stdout_json(&out)["denied"], json!(true));
     assert!(!cache.exists());
 }
+
+/// A cached entry stores each `matches()` pattern's shortest match, so a
+/// call answers "no match" on shorter texts without reading the pattern:
+/// the decisions stay those of the files, on both sides of that length.
+#[test]
+fn a_cached_pattern_decides_like_the_files_on_short_and_long_lines() {
+    let dir = TempDir::new("cache-pattern");
+    let p = dir.write(
+        "policy.yaml",
+        "version: 1
+rules:
+  - id: no-key-files
+    hook: pre_shell_exec
+    when: \"payload.command.matches(r'(?i)\\\\.pem$|/\\\\.env$')\"
+    deny: \"no key files\"
+",
+    );
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    let lines = [
+        ("ls", false),
+        ("a", false),
+        ("", false),
+        (".PEM", true),
+        ("cat a.pem", true),
+        ("cat x/.env", true),
+        ("cat .env", false),
+        ("cat a.pem.txt", false),
+    ];
+    let from_files: Vec<bool> = lines.iter().map(|(l, _)| denied(&home, l)).collect();
+    age();
+    assert!(!denied(&home, "ls -l"));
+    assert_eq!(entries(&cache).len(), 1, "an entry for pre_shell_exec");
+    let entry = std::fs::read_to_string(cache.join(&entries(&cache)[0])).unwrap();
+    assert!(
+        entry.contains(
+            r#"
+[["(?i)\\.pem$|/\\.env$",4]]
+"#
+        ),
+        "{entry}"
+    );
+    for ((line, want), files) in lines.iter().zip(from_files) {
+        assert_eq!(files, *want, "from the files: {line:?}");
+        assert_eq!(denied(&home, line), *want, "from the cache: {line:?}");
+    }
+}
+
+/// A bad `writes` glob is refused by install and by every call (fail
+/// closed), and no entry is written: stored rules skip that check only
+/// because they passed it.
+#[test]
+fn a_bad_writes_glob_fails_closed_and_is_never_cached() {
+    let good = "version: 1
+rules:
+  - id: guard
+    hook: pre_shell_exec
+    shell: { writes: [\"~/.claude/settings.json\", \"/x/[ab]\"] }
+    deny: \"guarded\"
+";
+    let dir = TempDir::new("cache-writes");
+    let p = dir.write("policy.yaml", &good.replace("[ab]", "[ab"));
+    assert!(!policy(&["check", p.to_str().unwrap()], b"")
+        .status
+        .success());
+    std::fs::write(&p, good).unwrap();
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    age();
+    assert!(!denied(&home, "ls"));
+    assert_eq!(entries(&cache).len(), 1);
+    assert!(denied(&home, "rm -rf ~/.claude"));
+    assert!(denied(&home, "rm /x/a"));
+    assert!(!denied(&home, "rm /x/c"));
+    // Broken after install: every call fails closed, from the files.
+    std::fs::remove_dir_all(&cache).unwrap();
+    std::fs::write(&p, good.replace("[ab]", "[ab")).unwrap();
+    assert!(denied(&home, "ls"));
+    age();
+    assert!(denied(&home, "ls"));
+    assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+}

@@ -39,7 +39,7 @@ fn word() -> impl Strategy<Value = &'static str> {
 /// One rule's YAML (without the id line's indentation).
 fn rule() -> impl Strategy<Value = String> {
     let priority = prop::option::of(-3i64..3);
-    (0u8..18, word(), word(), priority).prop_map(|(kind, w, v, priority)| {
+    (0u8..21, word(), word(), priority, 0u8..14).prop_map(|(kind, w, v, priority, n)| {
         let body = match kind {
             0 => format!("hook: pre_tool\n    when: tool_name == '{w}'\n    block: \"no {w} for ${{{{ tool_name }}}}\""),
             1 => format!("hook: pre_tool\n    when: tool_name in ['{w}', '{v}'] && has(arguments.force)\n    arguments: {{ force: false, note: '{v}' }}"),
@@ -61,6 +61,12 @@ fn rule() -> impl Strategy<Value = String> {
             // Conditions indexed by what they need, one of several things.
             15 => format!("hook: pre_shell_exec\n    when: command.contains('{w}') || command.endsWith('{v}/')\n    deny: \"either {w}\""),
             16 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program in ['{w}', '{v}'] && size(c.args) > 0)\n    deny: \"runs {w}\""),
+            // Patterns whose shortest match may be longer than the text
+            // (the entry stores that length: src/expr/regex_match.rs).
+            17 => format!("hook: pre_shell_exec\n    when: command.matches('{w}[a-z /-]{{{n}}}$')\n    deny: \"pattern {w}\""),
+            18 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.args.join(' ').matches('(?i)^{v}.{{{n},}}|{w}{w}$'))\n    ask: \"args {w}\""),
+            // Guarded paths, whose globs a stored rule does not check again.
+            19 => format!("hook: pre_shell_exec\n    shell: {{ writes: [\"/{w}/**\", \"**/.{v}/k\", \"~/{v}\"] }}\n    deny: \"writes {w}\""),
             _ => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program == '{w}' || c.args[0] == '{v}')\n    ask: \"maybe {w}\""),
         };
         match priority {

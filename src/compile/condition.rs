@@ -66,7 +66,7 @@ impl RuleCompiler<'_> {
             *ok = false;
         };
         if let Some(s) = &rule.shell {
-            match m::compile_shell(s) {
+            match m::compile_shell(s, !self.stored) {
                 Ok(x) => out.shell = Some(x),
                 Err(e) => report(self, "shell", e),
             }

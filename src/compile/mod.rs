@@ -161,6 +161,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
             // Every build checks a whole policy alike (install, `--schema`):
             // one verdict, whichever build installed it.
             thorough: only_hook.is_none(),
+            stored: false,
         };
         if let Some(compiled) = rc.compile(only_hook) {
             rules.push(compiled);
@@ -218,6 +219,10 @@ struct RuleCompiler<'a> {
     /// Lint-only checks (regex literals) are skipped when serving one hook:
     /// a bad pattern still fails closed when evaluated.
     thorough: bool,
+    /// The rule comes from a prepared entry, written only after this same
+    /// executable compiled it cleanly: checks that can only reject a rule,
+    /// and answer alike every time, need not run again.
+    stored: bool,
 }
 
 impl RuleCompiler<'_> {

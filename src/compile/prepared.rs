@@ -338,6 +338,7 @@ fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
         loaded: &loaded,
         diags: &mut diags,
         thorough: false,
+        stored: true,
     };
     let mut compiled = rc
         .compile(Some(hook))

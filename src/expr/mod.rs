@@ -4,7 +4,7 @@
 pub mod ast;
 mod commands;
 pub mod functions;
-mod regex_match;
+pub(crate) mod regex_match;
 #[cfg(feature = "reference-parser")]
 mod syntax_words;
 pub mod template;

@@ -16,7 +16,17 @@
 //!
 //! Syntax, size limits and error messages are those of `regex::Regex::new`,
 //! which the library used.
+//!
+//! Even the parse that finds "every match is longer than the text" cost
+//! 0.94 M instructions per call for the packs' credential pattern (run on
+//! the empty list of a `tail`'s file arguments). The prepared cache
+//! (src/cache.rs) therefore stores, for each pattern literal of a hook's
+//! conditions, that shortest match length ([`shortest_matches`]), and a
+//! process that read it ([`know_shortest`]) answers such calls without
+//! parsing: exactly the answer the lean path gives, which is only taken
+//! for patterns that parse and stay surely within the size limit.
 
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use cel::common::types::{CelBool, CelString};
 use cel::ExecutionError;
 use regex_automata::meta;
@@ -54,6 +64,10 @@ pub fn is_match(text: &str, pattern: &str) -> Result<bool, ExecutionError> {
         .unwrap_or_else(|e| e.into_inner())
         .get(pattern)
         .cloned();
+    if seen.is_none() && known_too_short(text, pattern) {
+        // What `lean` answers (`TooShort`), known without parsing.
+        return Ok(false);
+    }
     let built = match seen {
         Some(Built::Full(re)) => return Ok(re.is_match(text)),
         // A second use: this process will likely use it again.
@@ -77,6 +91,120 @@ pub fn is_match(text: &str, pattern: &str) -> Result<bool, ExecutionError> {
     }
     map.insert(pattern.to_string(), built);
     Ok(found)
+}
+
+/// Shortest match lengths from a prepared entry: only patterns for which
+/// `lean` answers `TooShort` on shorter texts (see [`shortest_match`]).
+/// Kept as the entry's JSON until a pattern is evaluated: most calls
+/// evaluate none, and reading 60 patterns costs a tenth of a million
+/// instructions.
+#[derive(Default)]
+struct Known {
+    lengths: HashMap<String, u64>,
+    unread: Vec<Vec<u8>>,
+}
+
+fn known() -> &'static Mutex<Known> {
+    static KNOWN: std::sync::OnceLock<Mutex<Known>> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(Default::default)
+}
+
+/// A short text is known to be shorter than every match of `pattern`.
+fn known_too_short(text: &str, pattern: &str) -> bool {
+    if text.len() > SHORT_TEXT {
+        return false;
+    }
+    let mut known = known().lock().unwrap_or_else(|e| e.into_inner());
+    for json in std::mem::take(&mut known.unread) {
+        // Unreadable (the entry passed its checksum, so not expected):
+        // no shortcut, the pattern is parsed as without a cache.
+        if let Ok(lengths) = serde_json::from_slice::<Vec<(String, u64)>>(&json) {
+            if known.lengths.len() >= MAX_KEPT {
+                known.lengths.clear();
+            }
+            known.lengths.extend(lengths);
+        }
+    }
+    known
+        .lengths
+        .get(pattern)
+        .is_some_and(|&min| min > text.len() as u64)
+}
+
+/// Makes `is_match` answer `false` without parsing for texts shorter than
+/// each pattern's length: `json` is a list of `[pattern, length]` pairs
+/// whose lengths come from [`shortest_match`] of this same executable
+/// (the cache key holds its identity).
+pub fn know_shortest(json: Vec<u8>) {
+    let mut known = known().lock().unwrap_or_else(|e| e.into_inner());
+    known.unread.push(json);
+}
+
+/// The length in bytes every match of `pattern` has at least (`u64::MAX`:
+/// it matches nothing), when `is_match` on any shorter text up to 4 KiB
+/// answers `false` without an error; `None` when that is not known (a
+/// pattern that does not parse, may exceed the size limit, or can match
+/// the empty text).
+pub fn shortest_match(pattern: &str) -> Option<u64> {
+    let hir = syntax::parse_with(pattern, &syntax::Config::new().utf8(true)).ok()?;
+    if size_bound(&hir) > SURELY_SMALL {
+        return None;
+    }
+    match hir.properties().minimum_len() {
+        None => Some(u64::MAX),
+        Some(0) => None,
+        Some(min) => Some(min as u64),
+    }
+}
+
+/// The pattern literals of `matches` calls in a condition (method or
+/// function form), each with its [`shortest_match`] where one is known.
+pub fn shortest_matches(expr: &IdedExpr, into: &mut Vec<(String, u64)>) {
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match &e.expr {
+            Expr::Call(call) => {
+                let pattern = match (&call.target, call.args.as_slice()) {
+                    (Some(_), [p]) | (None, [_, p]) if call.func_name == "matches" => Some(p),
+                    _ => None,
+                };
+                if let Some(Expr::Literal(LiteralValue::String(p))) = pattern.map(|p| &p.expr) {
+                    let p = p.inner();
+                    if !into.iter().any(|(known, _)| known == p) {
+                        if let Some(min) = shortest_match(p) {
+                            into.push((p.to_string(), min));
+                        }
+                    }
+                }
+                stack.extend(call.target.as_deref());
+                stack.extend(&call.args);
+            }
+            Expr::Comprehension(c) => stack.extend([
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ]),
+            Expr::List(list) => stack.extend(&list.elements),
+            Expr::Select(s) => stack.push(&s.operand),
+            Expr::Map(m) => {
+                for entry in &m.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        stack.extend([&me.key, &me.value]);
+                    }
+                }
+            }
+            Expr::Struct(st) => {
+                for entry in &st.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        stack.push(&f.value);
+                    }
+                }
+            }
+            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+        }
+    }
 }
 
 fn full(pattern: &str) -> Result<regex::Regex, ExecutionError> {
@@ -259,5 +387,132 @@ mod tests {
         }
         let long = "x".repeat(SHORT_TEXT + 1) + ".pem";
         assert_eq!(is_match(&long, r"\.pem$"), Ok(true));
+    }
+
+    /// Patterns of the packs' kinds, and edge cases of minimum lengths:
+    /// empty matches, nothing matchable, multi-byte characters, `(?i)`
+    /// (where `K` can match the 3-byte Kelvin sign), anchors, repetitions.
+    const KINDS: [&str; 16] = [
+        r"(?m)(^|/)\.env([.*_-][^/]*)?$|(^|/)\.envrc$|\.(pem|key)$",
+        r"(?mi)/\.(ssh|aws)(/|$)|\.tfstate(\.backup)?$|^/etc/(g?shadow-?)$",
+        r"(?i)k{2}",
+        r"é{2,}",
+        r"[^\x00-\x{10FFFF}]",
+        r"^$",
+        r"a*",
+        r"\b",
+        r"ab|c",
+        r"x{3}\d",
+        r"(?-u:\w)x",
+        r"\pL{2}",
+        r"^/proc/[^/]+/environ$",
+        r"[ab]c?d",
+        r"(?s).{3}",
+        r"\.pem$|\.key$",
+    ];
+
+    /// A deterministic stream of short texts over an alphabet that
+    /// reaches the patterns' literals and their multi-byte edges.
+    fn texts(count: usize) -> Vec<String> {
+        let alphabet = [
+            "", "a", "b", "c", "d", "k", "K", "\u{212A}", "é", "x", "1", "/", ".", "\n", "env",
+            "pem", "ssh", "proc", "environ", "etc", "shadow", "é", "ß",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count)
+            .map(|_| {
+                let parts = (next() % 5) as usize;
+                (0..parts)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// With the lengths a prepared entry stores, `is_match` answers as
+    /// `regex::Regex` does on random texts, and every text shorter than a
+    /// stored length is one no match fits in.
+    #[test]
+    fn stored_shortest_lengths_answer_as_the_full_regex() {
+        let mut stored = Vec::new();
+        for p in KINDS {
+            if let Some(min) = shortest_match(p) {
+                stored.push((p.to_string(), min));
+            }
+        }
+        // Those that can match the empty text have no useful length.
+        for p in [r"^$", r"a*", r"\b"] {
+            assert!(shortest_match(p).is_none(), "{p}");
+        }
+        assert_eq!(shortest_match(r"[^\x00-\x{10FFFF}]"), Some(u64::MAX));
+        assert_eq!(shortest_match(r"(?i)k{2}"), Some(2));
+        know_shortest(serde_json::to_vec(&stored).unwrap());
+        let references: Vec<regex::Regex> = KINDS
+            .iter()
+            .map(|p| regex::Regex::new(p).unwrap())
+            .collect();
+        let mut shortcuts = 0;
+        for t in texts(4000) {
+            for (p, reference) in KINDS.iter().zip(&references) {
+                let expected = reference.is_match(&t);
+                if known_too_short(&t, p) {
+                    assert!(!expected, "{p:?} on {t:?}");
+                    shortcuts += 1;
+                }
+                assert_eq!(is_match(&t, p).unwrap(), expected, "{p:?} on {t:?}");
+            }
+        }
+        assert!(shortcuts > 1000, "only {shortcuts} texts were short");
+    }
+
+    /// Nothing is stored for a pattern whose error must still be reported:
+    /// bad syntax, or an automaton that may pass the size limit.
+    #[test]
+    fn no_length_for_patterns_that_fail() {
+        for pattern in [
+            "(foo".to_string(),
+            r"\w".repeat(300),
+            r"\d{3000}".to_string(),
+        ] {
+            assert_eq!(shortest_match(&pattern), None, "{pattern}");
+        }
+        // Even if a length were stored for one, the answer on a long-enough
+        // text is still the library's error: the shortcut only says `false`.
+        assert!(is_match("", "(foo").is_err());
+    }
+
+    /// The literals of `matches` calls are found in method and function
+    /// form, inside macros, lists and maps; other strings are not taken.
+    #[test]
+    fn pattern_literals_of_a_condition() {
+        let expr = crate::expr::parse_fast(
+            r#"payload.command.matches('x{3}') || matches(payload.path, 'ab|c')
+               || payload.args.exists(a, a.matches(r'\.pem$|\.key$'))
+               || [ 'q'.matches('^/proc/[^/]+/environ$') ][0]
+               || {'k': 'v'.matches('[ab]c?d')}['k']
+               || payload.command.matches('a*') || payload.command.contains('nope')
+               || payload.command.matches(payload.pattern)
+               || payload.command.matches('x{3}')"#,
+        )
+        .unwrap();
+        let mut found = Vec::new();
+        shortest_matches(&expr, &mut found);
+        found.sort();
+        let want: Vec<(String, u64)> = vec![
+            ("[ab]c?d".into(), 2),
+            (r"\.pem$|\.key$".into(), 4),
+            ("^/proc/[^/]+/environ$".into(), 15),
+            ("ab|c".into(), 1),
+            ("x{3}".into(), 3),
+        ];
+        let mut want = want;
+        want.sort();
+        assert_eq!(found, want);
     }
 }
