@@ -291,7 +291,12 @@ fn expand_pattern(pattern: &str, home: Option<&str>) -> Result<Vec<(Target, Stri
             ));
         }
         let home = home.ok_or("pattern starts with '~' but no home directory was given")?;
-        (true, format!("{}{rest}", absolute_without_context(home)))
+        // The home is a path, not a pattern: a `[` or `{` in it must match
+        // itself (unescaped, it broke the set or matched other homes).
+        (
+            true,
+            format!("{}{rest}", globset::escape(&absolute_without_context(home))),
+        )
     } else {
         (pattern.starts_with('/'), pattern.to_string())
     };
@@ -395,6 +400,30 @@ impl GlobSetCache {
 
 #[cfg(test)]
 mod tests {
+
+    /// A home holding glob syntax is a path: it matches itself only, and a
+    /// set with it still builds (it broke the guard pack's set before).
+    #[test]
+    fn a_home_with_glob_characters_matches_itself_only() {
+        for home in ["/tmp/we[ird", "/tmp/a{b", "/tmp/a*b", "/tmp/a?b"] {
+            let set = PathGlobSet::new(&["~/.ssh/**"], "/p", Some(home))
+                .unwrap_or_else(|e| panic!("{home}: {}", e.reason));
+            assert!(
+                set.matches(&format!("{home}/.ssh/id_rsa")).is_some(),
+                "{home}"
+            );
+            assert!(set.matches("/tmp/wei/.ssh/id_rsa").is_none(), "{home}");
+            assert!(set.matches("/tmp/aXb/.ssh/id_rsa").is_none(), "{home}");
+        }
+        let guarded = super::super::GuardedPaths::new(
+            &["~/.claude/settings.json"],
+            "/p",
+            Some("/tmp/we[ird"),
+        )
+        .expect("builds");
+        assert!(guarded.touches("/tmp/we[ird/.claude/settings.json", false, "", false));
+    }
+
     use super::*;
 
     /// A set built for one path answers for it exactly as the whole set.
