@@ -540,6 +540,19 @@ impl Matchers {
                             "shell: the line could not be analysed whole ({why})"
                         ));
                     }
+                    // Guarded paths that cannot be built for this root and
+                    // home cannot say a write is elsewhere.
+                    if let Some(a) = analysis.filter(|_| !m.writes.is_empty()) {
+                        let writes = a
+                            .commands
+                            .iter()
+                            .any(|c| !c.targets.is_empty() || !c.writes.is_empty());
+                        if writes && m.guarded(subjects.project_root, subjects.home).is_none() {
+                            return MatchOutcome::Error(
+                                "shell: the guarded paths of `writes` cannot be built for this project root and home".into(),
+                            );
+                        }
+                    }
                     return MatchOutcome::NoMatch("shell: no command matched".into());
                 }
             }

@@ -726,6 +726,28 @@ fn a_home_that_is_empty_or_relative_names_no_home() {
     assert_denies("claude-code", &out, "ssh keys", "HOME=/home/me");
 }
 
+/// The guard pack's `shell: writes` globs need the home: without one (or
+/// with glob characters in it, which broke the set before they were
+/// escaped) the guard matched nothing and hook settings were writable.
+#[test]
+fn the_guard_pack_holds_without_a_usable_home() {
+    let shipped = repo().join("policies");
+    let write = shell_event("claude-code", "echo '{}' > .claude/settings.json");
+    for home in ["", "/tmp/we[ird", "/tmp/a{b"] {
+        let out = hook_with(
+            "claude-code",
+            &shipped,
+            write.to_string().as_bytes(),
+            &[("HOME", home)],
+        );
+        let reply = stdout_json(&out);
+        assert_eq!(
+            reply["hookSpecificOutput"]["permissionDecision"], "deny",
+            "HOME={home:?}: {reply}"
+        );
+    }
+}
+
 const SLOW: &str = "  - id: slow-shell
     hook: pre_shell_exec
     when: command.split(' ').exists(a, command.split(' ').exists(b, a + b == 'never'))
