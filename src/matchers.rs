@@ -18,6 +18,9 @@ use serde_json::Value as Json;
 use std::cell::OnceCell;
 use std::sync::Mutex;
 
+/// Guarded paths compiled for one (project root, home) pair.
+type GuardedFor = (String, Option<String>, paths::GuardedPaths);
+
 thread_local! {
     /// The last command line analysed on this thread. One decision asks for
     /// the same line from the index, the `shell:` matchers and CEL functions
@@ -121,7 +124,7 @@ pub struct ShellMatcher {
     /// Directory names of `writes` that mark a line as naming a guarded
     /// path (see `writes_named`).
     write_names: Vec<String>,
-    compiled_writes: Mutex<Option<(String, Option<String>, paths::GuardedPaths)>>,
+    compiled_writes: Mutex<Option<GuardedFor>>,
 }
 
 fn target_class(name: TargetClassName) -> TargetClass {
@@ -160,8 +163,7 @@ impl ShellMatcher {
         &self,
         root: &str,
         home: Option<&str>,
-    ) -> Option<std::sync::MutexGuard<'_, Option<(String, Option<String>, paths::GuardedPaths)>>>
-    {
+    ) -> Option<std::sync::MutexGuard<'_, Option<GuardedFor>>> {
         let mut cache = self
             .compiled_writes
             .lock()

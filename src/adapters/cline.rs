@@ -104,7 +104,7 @@ impl Protocol for Cline {
             native_params,
         } = match call {
             Ok(c) => c,
-            Err(e) => return hook_command::failure::<Cline>(hook_command::on_error(source), &e),
+            Err(e) => return hook_command::undecidable::<Cline>(source, &e),
         };
         let mut native = event.clone();
         native["preToolUse"]["parameters"] = native_params;

@@ -84,9 +84,6 @@ impl Protocol for Copilot {
             Ok(e) => e,
             Err(a) => return a,
         };
-        let fail = |source: &mut PolicySource, m: &str| {
-            hook_command::failure::<Copilot>(hook_command::on_error(source), m)
-        };
         // camelCase events name no event (should one come to, it is read
         // the same); the VS Code form does.
         let (tool, args) = match event.get("hook_event_name").and_then(Json::as_str) {
@@ -96,18 +93,21 @@ impl Protocol for Copilot {
             // An unknown name (other capitals, another agent's event) may
             // be a tool call: not waved through.
             Some(other) => {
-                return fail(
+                return hook_command::undecidable::<Copilot>(
                     source,
                     &hook_command::unknown_event(other, "preToolUse (or PreToolUse)"),
                 )
             }
         };
         let Some(tool) = tool.and_then(Json::as_str).filter(|t| !t.is_empty()) else {
-            return fail(source, "the preToolUse event has no tool name");
+            return hook_command::undecidable::<Copilot>(
+                source,
+                "the preToolUse event has no tool name",
+            );
         };
         let args = match hook_command::object_or_json_text(args, "toolArgs") {
             Ok(a) => a,
-            Err(e) => return fail(source, &e),
+            Err(e) => return hook_command::undecidable::<Copilot>(source, &e),
         };
         let cwd = event.get("cwd").and_then(Json::as_str);
         let native = json!({

@@ -124,7 +124,7 @@ impl Protocol for Cursor {
         };
         let (tool, args) = match call {
             Ok(c) => c,
-            Err(e) => return hook_command::failure::<Cursor>(hook_command::on_error(source), &e),
+            Err(e) => return hook_command::undecidable::<Cursor>(source, &e),
         };
         let mut native = event.clone();
         if name == Some(MCP) {

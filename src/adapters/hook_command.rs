@@ -432,6 +432,22 @@ impl<'a> CallLog<'a> {
     }
 }
 
+/// [`failure`] with the `on_error` of the policy at hand: what an adapter
+/// answers an event it cannot decide.
+pub fn undecidable<P: Protocol>(source: &mut PolicySource, message: &str) -> Answer {
+    failure::<P>(on_error(source), message)
+}
+
+/// The deny of agents that block by exit status 2 with the reason on
+/// stderr (Windsurf, Kiro CLI).
+pub fn exit_two(reason: &str) -> Said {
+    Said {
+        stdout: String::new(),
+        stderr: Some(reason.to_string()),
+        exit: 2,
+    }
+}
+
 /// The decision the failure reply says: a deny unless the policy fails open.
 pub fn failure_decision(on_error: Option<OnError>) -> &'static str {
     let hook = catalogue::hook("pre_tool").expect("catalogued");

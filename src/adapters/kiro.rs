@@ -51,17 +51,22 @@ impl Protocol for Kiro {
             Ok(e) => e,
             Err(a) => return a,
         };
-        let fail = |source: &mut PolicySource, m: &str| {
-            hook_command::failure::<Kiro>(hook_command::on_error(source), m)
-        };
         let name = event.get("hook_event_name").and_then(Json::as_str);
         match name {
-            None => return fail(source, "the event has no hook_event_name"),
+            None => {
+                return hook_command::undecidable::<Kiro>(
+                    source,
+                    "the event has no hook_event_name",
+                )
+            }
             Some(n) if OTHER_EVENTS.contains(&n) => return hook_command::quiet::<Kiro>(),
             // An unknown name that names no tool is still not waved
             // through (a renamed tool event may carry its tool elsewhere).
             Some(n) if n != EVENT && event.get("tool_name").is_none() => {
-                return fail(source, &hook_command::unknown_event(n, EVENT))
+                return hook_command::undecidable::<Kiro>(
+                    source,
+                    &hook_command::unknown_event(n, EVENT),
+                )
             }
             Some(_) => {}
         }
@@ -70,11 +75,14 @@ impl Protocol for Kiro {
             .and_then(Json::as_str)
             .filter(|t| !t.is_empty())
         else {
-            return fail(source, "the preToolUse event has no tool_name");
+            return hook_command::undecidable::<Kiro>(
+                source,
+                "the preToolUse event has no tool_name",
+            );
         };
         let args = match hook_command::object_or_json_text(event.get("tool_input"), "tool_input") {
             Ok(a) => a,
-            Err(e) => return fail(source, &e),
+            Err(e) => return hook_command::undecidable::<Kiro>(source, &e),
         };
         let cwd = event.get("cwd").and_then(Json::as_str);
         let native = json!({
@@ -103,11 +111,7 @@ impl Protocol for Kiro {
     }
 
     fn deny(reason: &str) -> Said {
-        Said {
-            stdout: String::new(),
-            stderr: Some(reason.to_string()),
-            exit: 2,
-        }
+        hook_command::exit_two(reason)
     }
 
     fn nothing() -> Said {

@@ -54,27 +54,37 @@ impl Protocol for OpenCode {
             Ok(e) => e,
             Err(a) => return a,
         };
-        let fail = |source: &mut PolicySource, m: &str| {
-            hook_command::failure::<OpenCode>(hook_command::on_error(source), m)
-        };
         match event.get("hook_event_name").and_then(Json::as_str) {
             Some(EVENT) => {}
             // hook-policy's plugin sends only its tool event: anything else
             // is not waved through.
-            Some(other) => return fail(source, &hook_command::unknown_event(other, EVENT)),
-            None => return fail(source, "the event has no hook_event_name"),
+            Some(other) => {
+                return hook_command::undecidable::<OpenCode>(
+                    source,
+                    &hook_command::unknown_event(other, EVENT),
+                )
+            }
+            None => {
+                return hook_command::undecidable::<OpenCode>(
+                    source,
+                    "the event has no hook_event_name",
+                )
+            }
         }
         let Some(tool) = event
             .get("tool")
             .and_then(Json::as_str)
             .filter(|t| !t.is_empty())
         else {
-            return fail(source, "the tool.execute.before event has no tool");
+            return hook_command::undecidable::<OpenCode>(
+                source,
+                "the tool.execute.before event has no tool",
+            );
         };
         // OpenCode passes the arguments object; a subtask's may be absent.
         let args = match hook_command::object_or_json_text(event.get("args"), "args") {
             Ok(a) => a,
-            Err(e) => return fail(source, &e),
+            Err(e) => return hook_command::undecidable::<OpenCode>(source, &e),
         };
         let directory = event.get("directory").and_then(Json::as_str);
         let native = json!({

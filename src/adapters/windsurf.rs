@@ -111,7 +111,7 @@ impl Protocol for Windsurf {
         };
         let (tool, args) = match call {
             Ok(c) => c,
-            Err(e) => return hook_command::failure::<Windsurf>(hook_command::on_error(source), &e),
+            Err(e) => return hook_command::undecidable::<Windsurf>(source, &e),
         };
         let root = hook_command::project_root(None, fallback_root);
         let ctx = DecideContext {
@@ -133,11 +133,7 @@ impl Protocol for Windsurf {
     }
 
     fn deny(reason: &str) -> Said {
-        Said {
-            stdout: String::new(),
-            stderr: Some(reason.to_string()),
-            exit: 2,
-        }
+        hook_command::exit_two(reason)
     }
 
     fn nothing() -> Said {
