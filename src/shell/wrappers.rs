@@ -474,10 +474,10 @@ pub fn strip(words: Vec<Word>) -> Stripped {
 /// only for options at index `from` or later: the earlier ones were read
 /// both ways already.
 pub fn strip_reading(mut words: Vec<Word>, mut from: usize) -> Stripped {
-    // The words alternatives are made from, and where the current words
-    // start in them.
-    let mut original = words.clone();
-    let mut offset = 0;
+    // The wrapper words removed so far: with `words` they make the whole
+    // command again, for the alternative readings. Moved, not copied, so a
+    // command without wrappers costs nothing.
+    let mut removed: Vec<Word> = Vec::new();
     let mut out = Stripped::default();
     // Each round removes at least the wrapper's own name, so this terminates;
     // the bound only guards against a mistake in that reasoning.
@@ -497,23 +497,24 @@ pub fn strip_reading(mut words: Vec<Word>, mut from: usize) -> Stripped {
                 moves,
                 unsure,
             } => {
-                for at in unsure.into_iter().map(|at| offset + at) {
+                for at in unsure.into_iter().map(|at| removed.len() + at) {
                     if at >= from {
-                        out.alternatives.push((with_value(&original, at), at + 1));
+                        let whole = [removed.as_slice(), words.as_slice()].concat();
+                        out.alternatives.push((with_value(&whole, at), at + 1));
                     }
                 }
-                offset += start;
                 out.moves_cwd |= moves;
                 out.wrappers.push(name);
                 out.assignments.extend(assignments);
-                words = words.split_off(start);
+                let rest = words.split_off(start);
+                removed.append(&mut words);
+                words = rest;
             }
             // Read again from the same wrapper with the split words in place;
-            // alternatives are made from them from now on.
+            // later indices moved, so every option is offered again.
             Skip::Rewrite(new_words) => {
-                original = new_words.clone();
                 words = new_words;
-                (offset, from) = (0, 0);
+                from = 0;
             }
             Skip::NoCommand { shell } => {
                 if shell {
