@@ -1060,38 +1060,62 @@ fn tool_runner(program: &str, args: &[Word], launch: &mut Launch) {
         return;
     }
     let rest = &args[1..];
-    let start = 1 + first_operand(
-        rest,
-        "pnC",
-        &[
-            "with",
-            "with-requirements",
-            "with-editable",
-            "python",
-            "project",
-            "directory",
-            "package",
-            "extra",
-            "group",
-            "env-file",
-            "index",
-            "index-url",
-            "name",
-            "prefix",
-            "cwd",
-            "env",
-            "filter",
-            "dir",
-        ],
-    );
-    if start < args.len() {
-        launch.argv(
-            args,
-            start..args.len(),
-            format!("{program} {}", args[0].text),
-        );
+    for start in operand_starts(program, rest, "pnC", &TOOL_RUNNER_LONG, launch) {
+        let start = start + 1;
+        if start < args.len() {
+            launch.argv(
+                args,
+                start..args.len(),
+                format!("{program} {}", args[0].text),
+            );
+        }
     }
 }
+
+/// Long options of `uv run`, `poetry run`, `bundle exec`, `pnpm exec`,
+/// `conda run`, ... before the command.
+const TOOL_RUNNER_LONG: LongOptions = LongOptions {
+    value: &[
+        "with",
+        "with-requirements",
+        "with-editable",
+        "python",
+        "project",
+        "directory",
+        "package",
+        "extra",
+        "group",
+        "env-file",
+        "index",
+        "index-url",
+        "name",
+        "prefix",
+        "cwd",
+        "env",
+        "filter",
+        "dir",
+    ],
+    flag: &[
+        "frozen",
+        "locked",
+        "no-sync",
+        "isolated",
+        "all-packages",
+        "all-extras",
+        "no-dev",
+        "no-project",
+        "offline",
+        "quiet",
+        "verbose",
+        "silent",
+        "recursive",
+        "workspace-root",
+        "no-capture-output",
+        "live-stream",
+    ],
+    complete: false,
+    ignore_case: false,
+};
 
 /// `npx [options] command args...`; `npx -c 'code'` runs code in a shell.
 fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
@@ -1103,45 +1127,100 @@ fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
         });
         return;
     }
-    let start = first_operand(args, "p", &["package", "node-options"]);
-    if start < args.len() {
-        launch.argv(args, start..args.len(), program);
+    // npm's option parser takes abbreviations too (`--pack` is `--package`).
+    const LONG: LongOptions = LongOptions {
+        value: &["package", "node-options"],
+        flag: &[
+            "yes",
+            "no",
+            "quiet",
+            "ignore-existing",
+            "prefer-offline",
+            "prefer-online",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for start in operand_starts(program, args, "p", &LONG, launch) {
+        if start < args.len() {
+            launch.argv(args, start..args.len(), program);
+        }
     }
 }
 
 fn watch(args: &[Word], launch: &mut Launch) {
-    let start = first_operand(args, "nq", &["interval", "equexit"]);
-    let exec_mode = args[..start.min(args.len())].iter().any(|w| {
-        w.text == "--exec"
-            || (!w.text.starts_with("--") && w.text.starts_with('-') && w.text.contains('x'))
-    });
-    if start >= args.len() {
-        return;
-    }
-    if exec_mode {
-        launch.argv(args, start..args.len(), "watch");
-    } else {
-        launch.joined(args, start..args.len(), "watch");
+    const LONG: LongOptions = LongOptions {
+        value: &["interval", "equexit"],
+        flag: &[
+            "differences",
+            "exec",
+            "beep",
+            "errexit",
+            "chgexit",
+            "color",
+            "no-color",
+            "no-title",
+            "no-wrap",
+            "no-linewrap",
+            "precise",
+            "help",
+            "version",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for start in operand_starts("watch", args, "nq", &LONG, launch) {
+        let exec_mode = args[..start.min(args.len())].iter().any(|w| {
+            (w.text.len() > 3 && "--exec".starts_with(w.text.as_str()))
+                || (!w.text.starts_with("--") && w.text.starts_with('-') && w.text.contains('x'))
+        });
+        if start >= args.len() {
+            continue;
+        }
+        if exec_mode {
+            launch.argv(args, start..args.len(), "watch");
+        } else {
+            launch.joined(args, start..args.len(), "watch");
+        }
     }
 }
 
 /// `flock [options] FILE COMMAND [ARGS]` or `flock [options] FILE -c 'code'`;
 /// flock only looks for `-c` right after the file.
 fn flock(args: &[Word], launch: &mut Launch) {
-    let file = first_operand(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
-    let start = file + 1;
-    match args.get(start).map(|w| w.text.as_str()) {
-        Some("-c" | "--command") => {
-            if let Some(code) = args.get(start + 1) {
-                launch.nested.push(Nested::Script {
-                    source: code.text.clone(),
-                    via: "flock -c".into(),
-                    literal: code.literal,
-                });
+    const LONG: LongOptions = LongOptions {
+        value: &["timeout", "wait", "conflict-exit-code"],
+        flag: &[
+            "shared",
+            "exclusive",
+            "nonblock",
+            "nb",
+            "unlock",
+            "close",
+            "no-fork",
+            "verbose",
+            "fcntl",
+            "help",
+            "version",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for file in operand_starts("flock", args, "wE", &LONG, launch) {
+        let start = file + 1;
+        match args.get(start).map(|w| w.text.as_str()) {
+            Some("-c" | "--command") => {
+                if let Some(code) = args.get(start + 1) {
+                    launch.nested.push(Nested::Script {
+                        source: code.text.clone(),
+                        via: "flock -c".into(),
+                        literal: code.literal,
+                    });
+                }
             }
+            Some(_) => launch.argv(args, start..args.len(), "flock"),
+            None => {}
         }
-        Some(_) => launch.argv(args, start..args.len(), "flock"),
-        None => {}
     }
 }
 
@@ -1767,6 +1846,14 @@ mod tests {
         // Getopt::Long ignores case.
         let launch = inspect("parallel", &args("--JOBS 4 rm -rf ::: /"), None);
         assert_eq!(scripts(&launch), [("parallel", "rm -rf /")]);
+        // watch and flock (getopt_long) and npx (npm's parser) take
+        // abbreviations too.
+        let launch = inspect("watch", &args("--int 5 rm -rf /"), None);
+        assert!(scripts(&launch).contains(&("watch", "rm -rf /")));
+        let launch = inspect("flock", &args("--time 5 /tmp/l rm -rf /"), None);
+        assert!(argvs(&launch).iter().any(|(_, w)| w[0] == "rm"));
+        let launch = inspect("npx", &args("--pack cowsay rm -rf /"), None);
+        assert!(argvs(&launch).iter().any(|(_, w)| w[0] == "rm"));
         // Too many ways to read a line make it unknown.
         let many = "--a --b --c --d --e --f --g --h rm -rf ::: /";
         let launch = inspect("parallel", &args(many), None);
