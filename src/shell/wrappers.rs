@@ -26,6 +26,9 @@ struct Spec {
     /// for `--user`, or an option missing from `long_value`), so the
     /// command is also read with that word as its value.
     long_flag: &'static [&'static str],
+    /// Long options take values only as `--name=value` (firejail, valgrind),
+    /// so none takes the next word.
+    long_values_attached: bool,
     /// Short options meaning the wrapper runs no command (`command -v`).
     no_command_short: &'static str,
     /// Long options meaning the wrapper runs no command.
@@ -52,6 +55,7 @@ const BASE: Spec = Spec {
     short_attached_value: "",
     long_value: &[],
     long_flag: &[],
+    long_values_attached: false,
     no_command_short: "",
     no_command_long: &["help", "version"],
     shell_short: "",
@@ -249,6 +253,20 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["nsenter"],
         short_value: "tSGN",
+        long_flag: &[
+            "all",
+            "mount",
+            "uts",
+            "ipc",
+            "net",
+            "pid",
+            "cgroup",
+            "user",
+            "time",
+            "preserve-credentials",
+            "no-fork",
+            "follow-context",
+        ],
         short_attached_value: "muinpUCTrw",
         long_value: &["target", "setuid", "setgid", "net-namespace"],
         ..BASE
@@ -256,6 +274,22 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["unshare"],
         short_value: "RwSG",
+        long_flag: &[
+            "user",
+            "mount",
+            "uts",
+            "ipc",
+            "net",
+            "pid",
+            "cgroup",
+            "time",
+            "fork",
+            "mount-proc",
+            "map-root-user",
+            "map-current-user",
+            "kill-child",
+            "keep-caps",
+        ],
         short_attached_value: "muinpUCT",
         long_value: &[
             "root",
@@ -304,6 +338,22 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["systemd-run"],
         short_value: "upEMH",
+        long_flag: &[
+            "user",
+            "system",
+            "scope",
+            "same-dir",
+            "wait",
+            "pipe",
+            "pty",
+            "quiet",
+            "collect",
+            "no-block",
+            "remain-after-exit",
+            "send-sighup",
+            "shell",
+            "no-ask-password",
+        ],
         long_value: &[
             "unit",
             "property",
@@ -332,6 +382,7 @@ const SPECS: &[Spec] = &[
     Spec {
         // `taskset [-c] MASK cmd`; `-p` works on a running process instead.
         names: &["taskset"],
+        long_flag: &["all-tasks", "cpu-list"],
         no_command_short: "p",
         no_command_long: &["pid", "help", "version"],
         operands: 1,
@@ -386,6 +437,7 @@ const SPECS: &[Spec] = &[
         // Options are written `--name=value`; without a program firejail
         // starts the user's shell in the sandbox.
         names: &["firejail"],
+        long_values_attached: true,
         bare_runs_shell: true,
         ..BASE
     },
@@ -393,6 +445,7 @@ const SPECS: &[Spec] = &[
         // `dbus-launch [--options] PROGRAM`, `chronic [-ev] cmd` (moreutils),
         // `unbuffer [-p] cmd` (expect), `valgrind [--opt=value] cmd`.
         names: &["dbus-launch", "chronic", "unbuffer", "valgrind"],
+        long_values_attached: true,
         ..BASE
     },
     Spec {
@@ -403,6 +456,7 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["xvfb-run"],
         short_value: "nsefwp",
+        long_flag: &["auto-servernum", "auto-display", "listen-tcp"],
         long_value: &[
             "server-num",
             "server-args",
@@ -423,6 +477,7 @@ const SPECS: &[Spec] = &[
     Spec {
         // Tool options are `--name=value`.
         names: &["valgrind"],
+        long_values_attached: true,
         ..BASE
     },
 ];
@@ -598,7 +653,7 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
             // getopt_long takes an unambiguous prefix for the option.
             let option = spec.resolve_long(written).unwrap_or(written);
             let known = spec.resolve_long(written).is_some();
-            if !known && has_value.is_none() && i + 1 < words.len() {
+            if !known && has_value.is_none() && !spec.long_values_attached && i + 1 < words.len() {
                 unsure.push(i);
             }
             if spec.no_command_long.contains(&option) {
