@@ -547,7 +547,7 @@ pub fn candidates(
                 // Every parent domain, at label boundaries; IP addresses have none.
                 if host.parse::<std::net::IpAddr>().is_err() {
                     for (i, _) in host.match_indices('.') {
-                        domains.get(host[i + 1..].as_bytes(), &mut out)?;
+                        domains.get(&host.as_bytes()[i + 1..], &mut out)?;
                     }
                 }
             }
@@ -654,7 +654,7 @@ mod tests {
         for i in 0..2200 {
             let mut out = Vec::new();
             t.get(format!("k{i}").as_bytes(), &mut out).unwrap();
-            let want = if i % 7 == 0 { 1 } else { 0 };
+            let want = usize::from(i % 7 == 0 && i / 7 < keys.len());
             assert_eq!(out.len(), want, "k{i}");
         }
     }
@@ -667,20 +667,15 @@ mod tests {
     }
 
     #[test]
-    fn every_damaged_byte_of_a_visited_record_is_caught() {
+    fn every_damaged_byte_of_a_table_is_caught() {
         let keys = ["alpha", "beta", "gamma"];
         let (body, table) = table_of(&keys);
         for i in 0..body.len() {
             let mut bad = body.clone();
             bad[i] ^= 0x01;
+            // Every byte of the body is a key, a list or a record.
             let mut t = Table::new(&bad, &table, keys.len());
-            // Reading every record either fails or gives what was written.
-            let mut out = Vec::new();
-            if t.all(&mut out).is_ok() {
-                let keys_now: Vec<&[u8]> = (0..3).map(|i| t.key(i).unwrap()).collect();
-                assert_eq!(keys_now, keys.map(str::as_bytes), "byte {i}");
-                assert_eq!(out, vec![0, 1, 2], "byte {i}");
-            }
+            assert_eq!(t.all(&mut Vec::new()), Err(Damaged), "byte {i}");
         }
         // A rule number out of range.
         let mut t = Table::new(&body, &table, 2);
