@@ -312,8 +312,10 @@ fn read_entry(path: &Path) -> Option<Entry> {
         return None;
     }
     let len = usize::try_from(meta.len()).ok()?;
-    if let Some(mapped) = Mapped::of(&file, len) {
-        return Some(Entry::Mapped(mapped));
+    if local_filesystem(&file) {
+        if let Some(mapped) = Mapped::of(&file, len) {
+            return Some(Entry::Mapped(mapped));
+        }
     }
     let mut bytes = Vec::with_capacity(len);
     file.read_to_end(&mut bytes).ok()?;
@@ -337,13 +339,46 @@ impl AsRef<[u8]> for Entry {
     }
 }
 
+/// Whether `file` is on a local disk file system, where a mapped entry
+/// stays readable until unmapped. On a network file system another
+/// machine's call renaming a new entry over this one can make the old
+/// file's pages unreadable, and reading them then kills the process
+/// (`SIGBUS`): such entries, and those of file systems not listed, are read.
+#[cfg(target_os = "linux")]
+fn local_filesystem(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // ext2-4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS.
+    const LOCAL: [i64; 7] = [
+        0xEF53,
+        0x5846_5342,
+        0x9123_683E,
+        0x0102_1994,
+        0x794C_7630,
+        0x2FC1_2FC1,
+        0xF2F5_2010,
+    ];
+    // SAFETY: fstatfs writes one `statfs` into memory we own.
+    let mut info: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut info) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    LOCAL.contains(&(info.f_type as i64))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn local_filesystem(_: &std::fs::File) -> bool {
+    false
+}
+
 /// A private read-only mapping of a whole entry file.
 ///
 /// Entries are never written in place (a new file is renamed over the old
-/// one), so the mapped file does not change while a call reads it; only
-/// someone who can write this user's files could truncate it, and then the
-/// reading process dies (`SIGBUS`), as it would from any of the other
-/// things such a writer could do to it.
+/// one), and only those on a local file system are mapped (see
+/// [`local_filesystem`]), so the mapped file stays as it was while a call
+/// reads it; only someone who can write this user's files could truncate
+/// it in place, and then the reading process dies (`SIGBUS`), as it could
+/// from the other things such a writer can do (replace the plugin).
 struct Mapped {
     at: std::ptr::NonNull<u8>,
     len: usize,
