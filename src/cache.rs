@@ -75,11 +75,17 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         return crate::engine::prepare(paths, Some(hook));
     };
     let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
+    // For a call that finds the entry damaged. Its rule numbers are those
+    // of the files it was written from: a policy read after an edit may
+    // number its rules otherwise, so it only serves while the key holds.
     let yaml = {
-        let paths = paths.to_vec();
-        move || match crate::engine::prepare(&paths, Some(hook)) {
-            Prepared::Ready(policy) => Some(policy),
-            Prepared::Broken { .. } => None,
+        let (paths, files, key) = (paths.to_vec(), files.clone(), key.clone());
+        move || {
+            let Prepared::Ready(policy) = crate::engine::prepare(&paths, Some(hook)) else {
+                return None;
+            };
+            let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
+            unchanged.then_some(policy)
         }
     };
     if let Some(policy) =
