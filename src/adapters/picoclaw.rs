@@ -54,7 +54,10 @@ use crate::engine::{self, Prepared};
 use crate::eval::DecideContext;
 use crate::model::OnError;
 use crate::watchdog::{self, Watchdog};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value as Json};
+use std::borrow::Cow;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -201,7 +204,9 @@ impl ServeContext {
 /// A request a policy decides: `hook.before_tool`, `hook.approve_tool` or
 /// `hook.before_llm`.
 pub struct Request {
-    id: Json,
+    /// The id as it came (the JSON text of a number or a string), echoed
+    /// back verbatim.
+    id: Box<RawValue>,
     method: Decided,
     params: Json,
     /// The line as read, kept only while a decision log is written.
@@ -347,8 +352,19 @@ struct Decider {
     live: Arc<LivePolicy>,
     sc: ServeContext,
     out: Mutex<Box<dyn Write + Send>>,
+    /// Reply lines waiting for the writer in progress, if there is one.
+    outbox: Mutex<Outbox>,
     /// Set once a reply could not be written: PicoClaw went away.
     gone: AtomicBool,
+}
+
+/// Replies finished while another is being written go out with the next
+/// write, together: one system call for the lot instead of one each.
+#[derive(Default)]
+struct Outbox {
+    pending: Vec<u8>,
+    /// Whether a thread is writing; it writes `pending` before it stops.
+    writing: bool,
 }
 
 impl Decider {
@@ -372,7 +388,7 @@ impl Decider {
             // Only log-only rules had something to say.
             kind = "log";
         }
-        let line = framing::fit(&result(req.id.clone(), outcome.answer), |why| {
+        let line = framing::fit_result(&req.id, &outcome.answer, |why| {
             eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
             let fallback = failure_answer(Some(req.method), on_error_of(&self.live), why);
             error = Some(why.to_string());
@@ -392,13 +408,51 @@ impl Decider {
         Answer { line, log }
     }
 
+    /// Writes a reply line, or leaves it to the thread writing now, which
+    /// writes everything pending before it returns. Either way the line is
+    /// out (or PicoClaw gone) before the last of those writers returns,
+    /// which is what `pool::Pool::finish` waits for.
     fn write(&self, line: &[u8]) {
+        let mut outbox = self.outbox();
+        if outbox.writing {
+            outbox.pending.extend_from_slice(line);
+            return;
+        }
+        outbox.writing = true;
+        drop(outbox);
+        self.write_now(line);
+        let mut batch = Vec::new();
+        loop {
+            {
+                let mut outbox = self.outbox();
+                if outbox.pending.is_empty() {
+                    outbox.writing = false;
+                    return;
+                }
+                std::mem::swap(&mut outbox.pending, &mut batch);
+            }
+            self.write_now(&batch);
+            batch.clear();
+        }
+    }
+
+    fn outbox(&self) -> std::sync::MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write_now(&self, lines: &[u8]) {
+        if self.gone.load(Ordering::SeqCst) {
+            return;
+        }
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = out.write_all(line).and_then(|_| out.flush()) {
-            eprintln!(
+        if let Err(e) = out.write_all(lines).and_then(|_| out.flush()) {
+            self.gone.store(true, Ordering::SeqCst);
+            // Not `eprintln!`, which panics when stderr is gone too: this
+            // thread may be writing other workers' replies (see `write`).
+            let _ = writeln!(
+                std::io::stderr(),
                 "hook-policy: picoclaw: cannot write a reply, so PicoClaw is taken to be gone: {e}"
             );
-            self.gone.store(true, Ordering::SeqCst);
         }
     }
 }
@@ -465,9 +519,70 @@ enum Dispatch {
     Decide(Request),
 }
 
+/// The fields of a request that sort it, read without building the
+/// message's tree (`params` is parsed only once the method says it is
+/// decided). Other fields are skipped, not kept.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    /// Present (`null` included, as the tree reads it), or absent.
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 /// Sorts one line: protocol business is answered at once, decisions go to
 /// the pool. `keep_line` keeps the raw line for the decision log.
 fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
+    match decided_request(line, keep_line) {
+        Some(req) => Dispatch::Decide(req),
+        None => dispatch_tree(line, keep_line, live),
+    }
+}
+
+/// The common case, read cheaply: a whole, valid request object with a
+/// number or string id and a method a policy decides. Anything else
+/// (notifications, other methods, faults of every kind, a key given twice)
+/// is `None` and goes through [`dispatch_tree`], which reads the message as
+/// a tree and answers it as it always has.
+fn decided_request(line: &[u8], keep_line: bool) -> Option<Request> {
+    // Validated as a whole first, as the tree would be: serde skips the
+    // fields it does not keep without checking their UTF-8.
+    let text = std::str::from_utf8(line).ok()?;
+    if text.trim_start().as_bytes().first() != Some(&b'{') {
+        return None; // a struct would also be read from an array
+    }
+    let env: Envelope = serde_json::from_str(text).ok()?;
+    let id = env.id?;
+    if !matches!(id.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) {
+        return None;
+    }
+    let method = Decided::of(&env.method?)?;
+    let mut params: Json = match env.params {
+        Some(raw) => serde_json::from_str(raw.get()).ok()?,
+        None => Json::Object(Map::new()),
+    };
+    if method != Decided::BeforeLlm {
+        normalise_arguments(&mut params);
+    }
+    Some(Request {
+        id: id.to_owned(),
+        method,
+        params,
+        line: keep_line.then(|| line.to_vec()),
+        received: Instant::now(),
+    })
+}
+
+/// Sorts a line that is not a plain decided request (see
+/// [`decided_request`]) by reading it as a tree.
+fn dispatch_tree(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
     let msg: Json = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => {
@@ -522,8 +637,16 @@ fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
                 if decided != Decided::BeforeLlm {
                     normalise_arguments(&mut params);
                 }
+                // The id as JSON text, as the fast path keeps it (a number
+                // or a string always has one; failing that, the failure
+                // reply, never an error PicoClaw would skip us for).
+                let Ok(raw_id) = serde_json::value::to_raw_value(&id) else {
+                    let answer =
+                        failure_answer(Some(decided), on_error_of(live), "the id cannot be echoed");
+                    return Dispatch::Now(Some(result(id, answer)));
+                };
                 return Dispatch::Decide(Request {
-                    id,
+                    id: raw_id,
                     method: decided,
                     params,
                     line: keep_line.then(|| line.to_vec()),
@@ -585,7 +708,8 @@ pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext) -> Option<
                 Decided::BeforeLlm => before_llm(live, &req.params, sc),
                 m => tool(live, &req.params, m == Decided::ApproveTool, sc),
             };
-            Some(result(req.id, outcome.answer))
+            let id = serde_json::from_str(req.id.get()).unwrap_or(Json::Null);
+            Some(result(id, outcome.answer))
         }
     }
 }
@@ -786,6 +910,7 @@ pub fn serve(
         live: live.clone(),
         sc,
         out: Mutex::new(output),
+        outbox: Mutex::new(Outbox::default()),
         gone: AtomicBool::new(false),
     });
     let workers = pool::Pool::start(decider.clone(), WORKERS, SPARE_WORKERS, deadline);

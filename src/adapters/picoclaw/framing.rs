@@ -15,6 +15,7 @@
 //! - every reply is made to fit in [`PICOCLAW_READ_LIMIT`] (see [`fit`]).
 
 use crate::engine;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 use std::io::BufRead;
 
@@ -215,6 +216,42 @@ pub fn fit(reply: &Json, mut fallback: impl FnMut(&str) -> Json) -> Vec<u8> {
     let mut out = reply.as_object().cloned().unwrap_or_else(Map::new);
     out.insert("result".into(), fallback(&why));
     line(&Json::Object(out))
+}
+
+/// The reply line to a request, `{"jsonrpc":"2.0","id":ID,"result":RESULT}`
+/// and its newline, made to fit as [`fit`] does: a long `reason` cut, else
+/// `fallback`'s failure reply. The id is written as it came (its JSON text,
+/// a number or a string) and the result straight into the line, without
+/// building the reply as a tree first: this is every decision's reply.
+pub fn fit_result(id: &RawValue, result: &Json, mut fallback: impl FnMut(&str) -> Json) -> Vec<u8> {
+    let line = |r: &Json| {
+        let mut text = Vec::with_capacity(128 + id.get().len());
+        text.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        text.extend_from_slice(id.get().as_bytes());
+        text.extend_from_slice(b",\"result\":");
+        // Writing a `Value` into a `Vec` cannot fail (its keys are strings,
+        // and a `Vec` takes every byte).
+        let _ = serde_json::to_writer(&mut text, r);
+        text.extend_from_slice(b"}\n");
+        text
+    };
+    let text = line(result);
+    if text.len() <= PICOCLAW_READ_LIMIT {
+        return text;
+    }
+    let too_big = text.len();
+    if let Some(Json::String(reason)) = result.get("reason") {
+        let mut cut = result.clone();
+        cut["reason"] = Json::String(shorten(reason, 4096));
+        let text = line(&cut);
+        if text.len() <= PICOCLAW_READ_LIMIT {
+            return text;
+        }
+    }
+    let why = format!(
+        "the reply would be {too_big} bytes, more than the {PICOCLAW_READ_LIMIT} PicoClaw reads"
+    );
+    line(&fallback(&why))
 }
 
 /// The first `max` bytes of `text` (on a character boundary), marked as cut.
