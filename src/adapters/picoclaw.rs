@@ -43,6 +43,7 @@
 //! the last good policy stays in force.
 
 mod framing;
+mod output;
 mod pool;
 pub mod workspace;
 
@@ -60,8 +61,7 @@ use serde_json::{json, Map, Value as Json};
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// How often policy files are looked at; `HOOK_POLICY_WATCH_MS` overrides.
@@ -351,20 +351,7 @@ fn log_path(live: &LivePolicy) -> Option<PathBuf> {
 struct Decider {
     live: Arc<LivePolicy>,
     sc: ServeContext,
-    out: Mutex<Box<dyn Write + Send>>,
-    /// Reply lines waiting for the writer in progress, if there is one.
-    outbox: Mutex<Outbox>,
-    /// Set once a reply could not be written: PicoClaw went away.
-    gone: AtomicBool,
-}
-
-/// Replies finished while another is being written go out with the next
-/// write, together: one system call for the lot instead of one each.
-#[derive(Default)]
-struct Outbox {
-    pending: Vec<u8>,
-    /// Whether a thread is writing; it writes `pending` before it stops.
-    writing: bool,
+    out: output::Output,
 }
 
 impl Decider {
@@ -406,54 +393,6 @@ impl Decider {
             micros: req.received.elapsed().as_micros(),
         });
         Answer { line, log }
-    }
-
-    /// Writes a reply line, or leaves it to the thread writing now, which
-    /// writes everything pending before it returns. Either way the line is
-    /// out (or PicoClaw gone) before the last of those writers returns,
-    /// which is what `pool::Pool::finish` waits for.
-    fn write(&self, line: &[u8]) {
-        let mut outbox = self.outbox();
-        if outbox.writing {
-            outbox.pending.extend_from_slice(line);
-            return;
-        }
-        outbox.writing = true;
-        drop(outbox);
-        self.write_now(line);
-        let mut batch = Vec::new();
-        loop {
-            {
-                let mut outbox = self.outbox();
-                if outbox.pending.is_empty() {
-                    outbox.writing = false;
-                    return;
-                }
-                std::mem::swap(&mut outbox.pending, &mut batch);
-            }
-            self.write_now(&batch);
-            batch.clear();
-        }
-    }
-
-    fn outbox(&self) -> std::sync::MutexGuard<'_, Outbox> {
-        self.outbox.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn write_now(&self, lines: &[u8]) {
-        if self.gone.load(Ordering::SeqCst) {
-            return;
-        }
-        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = out.write_all(lines).and_then(|_| out.flush()) {
-            self.gone.store(true, Ordering::SeqCst);
-            // Not `eprintln!`, which panics when stderr is gone too: this
-            // thread may be writing other workers' replies (see `write`).
-            let _ = writeln!(
-                std::io::stderr(),
-                "hook-policy: picoclaw: cannot write a reply, so PicoClaw is taken to be gone: {e}"
-            );
-        }
     }
 }
 
@@ -507,7 +446,7 @@ impl pool::Server<Request, Answer> for Decider {
                 );
             }
         }
-        self.write(&answer.line);
+        self.out.write(&answer.line);
     }
 }
 
@@ -519,9 +458,10 @@ enum Dispatch {
     Decide(Request),
 }
 
-/// The fields of a request that sort it, read without building the
-/// message's tree (`params` is parsed only once the method says it is
-/// decided). Other fields are skipped, not kept.
+/// The fields of a request that the server reads, in one pass over the
+/// line, without the message's own tree: the id kept as its text, the
+/// method borrowed, only `params` built (the rules need it). Other fields
+/// are skipped.
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -529,12 +469,12 @@ struct Envelope<'a> {
     #[serde(borrow, default)]
     method: Option<Cow<'a, str>>,
     /// Present (`null` included, as the tree reads it), or absent.
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Json>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
+    Json::deserialize(d).map(Some)
 }
 
 /// Sorts one line: protocol business is answered at once, decisions go to
@@ -564,10 +504,7 @@ fn decided_request(line: &[u8], keep_line: bool) -> Option<Request> {
         return None;
     }
     let method = Decided::of(&env.method?)?;
-    let mut params: Json = match env.params {
-        Some(raw) => serde_json::from_str(raw.get()).ok()?,
-        None => Json::Object(Map::new()),
-    };
+    let mut params = env.params.unwrap_or_else(|| Json::Object(Map::new()));
     if method != Decided::BeforeLlm {
         normalise_arguments(&mut params);
     }
@@ -909,14 +846,12 @@ pub fn serve(
     let decider = Arc::new(Decider {
         live: live.clone(),
         sc,
-        out: Mutex::new(output),
-        outbox: Mutex::new(Outbox::default()),
-        gone: AtomicBool::new(false),
+        out: output::Output::new(output),
     });
     let workers = pool::Pool::start(decider.clone(), WORKERS, SPARE_WORKERS, deadline);
     let mut line = Vec::new();
     let status = loop {
-        if decider.gone.load(Ordering::SeqCst) {
+        if decider.out.gone() {
             break 0; // PicoClaw went away
         }
         let read = framing::read_line(input, &mut line, framing::READ_LIMIT);
@@ -945,7 +880,7 @@ pub fn serve(
             line = Vec::new(); // do not hold on to a huge buffer
         }
         if let Some(reply) = reply {
-            decider.write(&framing::fit(&reply, |why| {
+            decider.out.write(&framing::fit(&reply, |why| {
                 failure_answer(None, on_error_of(&live), why)
             }));
         }
@@ -1034,6 +969,61 @@ mod tests {
         let mut p = json!({"tool": "x", "arguments": {"a": 1}});
         normalise_arguments(&mut p);
         assert_eq!(p["arguments"], json!({"a": 1}));
+    }
+
+    /// What a dispatch hands to the pool, comparable.
+    fn decided(d: Dispatch) -> Option<(Json, &'static str, Json)> {
+        match d {
+            Dispatch::Decide(r) => Some((
+                serde_json::from_str(r.id.get()).unwrap(),
+                r.method.log_name(),
+                r.params,
+            )),
+            Dispatch::Now(_) => None,
+        }
+    }
+
+    #[test]
+    fn the_envelope_read_decides_as_the_tree_read() {
+        let live = LivePolicy::new(Prepared::Broken {
+            message: "none".into(),
+            diagnostics: Vec::new(),
+        });
+        // Read cheaply: the same request the tree gives.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"hook.before_tool","params":{"tool":"exec","arguments":{"command":"ls"},"meta":{"AgentID":"main"}}}"#,
+            r#"{"params":{"tool":"read_file"},"method":"hook.approve_tool","id":"a\"b\u00fc","jsonrpc":"2.0"}"#,
+            r#" { "id" : -2.5e3 , "method" : "hook.before\u005ftool" , "params" : null } "#,
+            r#"{"id":0,"method":"hook.before_tool"}"#,
+            r#"{"id":1,"method":"hook.before_tool","params":[1,2]}"#,
+            r#"{"id":1,"method":"hook.before_llm","params":{"model":"m","extra":{"a":[true,null]}}}"#,
+            r#"{"id":9007199254740993,"method":"hook.before_tool","params":{"tool":"x","arguments":null}}"#,
+        ] {
+            let fast =
+                decided_request(line.as_bytes(), false).map(|r| decided(Dispatch::Decide(r)));
+            let tree = decided(dispatch_tree(line.as_bytes(), false, &live));
+            assert!(fast.is_some(), "{line}");
+            assert_eq!(fast.unwrap(), tree, "{line}");
+        }
+        // Everything else is left to the tree, which answers it as before.
+        for line in [
+            r#"{"id":1,"method":"hook.hello","params":{}}"#,
+            r#"{"method":"hook.before_tool","params":{}}"#,
+            r#"{"id":null,"method":"hook.before_tool","params":{}}"#,
+            r#"{"id":{"a":1},"method":"hook.before_tool"}"#,
+            r#"{"id":1,"method":"hook.before_tool","method":"hook.hello"}"#,
+            r#"{"id":1,"method":"hook.before_tool","params":{"a":1}"#,
+            r#"[{"id":1,"method":"hook.before_tool"}]"#,
+            r#"{"id":1,"method":7}"#,
+        ] {
+            assert!(decided_request(line.as_bytes(), false).is_none(), "{line}");
+        }
+        // Not UTF-8 in a field the envelope skips: not valid JSON.
+        let bad = b"{\"id\":1,\"method\":\"hook.before_tool\",\"x\":\"\xff\"}";
+        assert!(decided_request(bad, false).is_none());
+        // A key given twice: the tree takes the last, and so still decides.
+        let twice = r#"{"id":1,"method":"hook.hello","method":"hook.before_tool"}"#;
+        assert!(decided(dispatch_tree(twice.as_bytes(), false, &live)).is_some());
     }
 
     #[test]

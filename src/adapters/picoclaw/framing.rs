@@ -344,6 +344,34 @@ mod tests {
             .unwrap()
             .ends_with("bytes cut]"));
 
+        // The same, written straight from the id's text.
+        let id = RawValue::from_string("\"x-3\"".into()).unwrap();
+        let result = json!({"action": "deny_tool", "reason": reason});
+        let text = fit_result(&id, &result, |_| json!({"action": "deny_tool"}));
+        assert!(text.len() <= PICOCLAW_READ_LIMIT);
+        let v: Json = serde_json::from_slice(&text).unwrap();
+        assert_eq!((&v["jsonrpc"], &v["id"]), (&json!("2.0"), &json!("x-3")));
+        assert!(v["result"]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("bytes cut]"));
+        let result = json!({"action": "modify", "request": {"m": reason}});
+        let text = fit_result(
+            &id,
+            &result,
+            |why| json!({"action": "continue", "why": why}),
+        );
+        let v: Json = serde_json::from_slice(&text).unwrap();
+        assert_eq!(
+            (&v["id"], &v["result"]["action"]),
+            (&json!("x-3"), &json!("continue"))
+        );
+        let small = fit_result(&id, &json!({"approved": true}), |_| unreachable!());
+        assert_eq!(
+            small,
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x-3\",\"result\":{\"approved\":true}}\n"
+        );
+
         let big = json!({"jsonrpc": "2.0", "id": 4, "result": {"action": "modify", "request": {"m": reason}}});
         let text = fit(&big, |why| json!({"action": "continue", "why": why}));
         let v: Json = serde_json::from_slice(&text).unwrap();
