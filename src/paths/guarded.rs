@@ -32,6 +32,7 @@
 //! path exactly as the whole set would.
 
 use super::glob::ExpandedGlobs;
+use super::lexical::{absolute_without_context, is_normalized};
 use super::{normalize, PathGlobSet, PathPatternError};
 
 /// Guarded path globs, for one project root and home.
@@ -73,6 +74,8 @@ impl GuardedPaths {
         let whole = (whole || !globs.narrowable())
             .then(|| globs.set(&root, home.as_deref(), None))
             .transpose()?;
+        let root_abs = absolute_without_context(&root);
+        let home_abs = home.as_deref().map(absolute_without_context);
         let prefixes = lower
             .iter()
             .filter(|p| !p.starts_with("**"))
@@ -87,7 +90,9 @@ impl GuardedPaths {
                     return None;
                 }
                 let whole_file = literal_end == p.len() && !p.ends_with('/');
-                Some((normalize(literal, &root, home.as_deref()), whole_file))
+                let path = literal_path(literal, &root_abs, home_abs.as_deref())
+                    .unwrap_or_else(|| normalize(literal, &root, home.as_deref()));
+                Some((path, whole_file))
             })
             .collect();
         Ok(GuardedPaths {
@@ -147,6 +152,28 @@ impl GuardedPaths {
             Err(_) => true,
         }
     }
+}
+
+/// What `normalize(literal, root, home)` gives, when the literal spelled
+/// out against the normalised root or home is already normal (as every
+/// shipped guarded path is); `None` otherwise. This runs for every pattern
+/// of every call that writes, and normalising walks every component.
+fn literal_path(literal: &str, root_abs: &str, home_abs: Option<&str>) -> Option<String> {
+    // A `file:` URL, another user's `~name`, or no home: the full walk.
+    if literal.contains(':') {
+        return None;
+    }
+    let spelled = if let Some(rest) = literal.strip_prefix('~') {
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return None;
+        }
+        format!("{}{rest}", home_abs?)
+    } else if literal.starts_with('/') {
+        literal.to_string()
+    } else {
+        format!("{root_abs}/{literal}")
+    };
+    is_normalized(&spelled).then_some(spelled)
 }
 
 /// Containment of two normalised absolute paths by whole components,
@@ -505,6 +532,21 @@ mod tests {
 
         /// Generated written paths: the narrowed guard decides as the
         /// whole set, for every (root, home) and both glob lists.
+        /// The shortcut for guarded literals names what `normalize` does.
+        #[test]
+        fn literal_paths_are_normalised_as_by_the_full_walk(
+            literal in written_path(),
+            place in 0..8usize,
+        ) {
+            let places = places();
+            let (root, home) = &places[place % places.len()];
+            let root_abs = absolute_without_context(root);
+            let home_abs = home.as_deref().map(absolute_without_context);
+            if let Some(fast) = literal_path(&literal, &root_abs, home_abs.as_deref()) {
+                proptest::prop_assert_eq!(fast, normalize(&literal, root, home.as_deref()));
+            }
+        }
+
         #[test]
         fn narrowed_guards_decide_generated_paths_as_the_whole_set(
             path in written_path(),
