@@ -35,8 +35,13 @@ use super::glob::ExpandedGlobs;
 use super::lexical::{absolute_without_context, is_normalized};
 use super::{normalize, PathGlobSet, PathPatternError};
 
+/// How many written paths get a glob set of their own before the whole set
+/// is built: a plugin call writes one or two, a server decides line after
+/// line with the same guard.
+const PER_PATH_SETS: usize = 16;
+
 /// Guarded path globs, for one project root and home.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct GuardedPaths {
     root: String,
     home: Option<String>,
@@ -44,6 +49,12 @@ pub struct GuardedPaths {
     globs: ExpandedGlobs,
     /// The whole set, when there are too many globs to build per path.
     whole: Option<PathGlobSet>,
+    /// Paths asked about with sets of their own so far; past
+    /// `PER_PATH_SETS`, the whole set is built once and kept (a server
+    /// decides many lines with one guard).
+    asked: std::sync::atomic::AtomicUsize,
+    per_path_sets: usize,
+    kept: std::sync::OnceLock<Result<PathGlobSet, PathPatternError>>,
     /// The literal part of each pattern (absolute, lower case), and whether
     /// it is a whole file name (no glob in the pattern).
     prefixes: Vec<(String, bool)>,
@@ -100,6 +111,9 @@ impl GuardedPaths {
             home,
             globs,
             whole,
+            asked: Default::default(),
+            per_path_sets: PER_PATH_SETS,
+            kept: Default::default(),
             prefixes,
         })
     }
@@ -144,7 +158,21 @@ impl GuardedPaths {
         if let Some(set) = &self.whole {
             return set.matches(path).is_some();
         }
-        match self.globs.set(&self.root, self.home.as_deref(), Some(path)) {
+        let asked = self
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let set = if asked < self.per_path_sets {
+            self.globs.set(&self.root, self.home.as_deref(), Some(path))
+        } else {
+            let kept = self
+                .kept
+                .get_or_init(|| self.globs.set(&self.root, self.home.as_deref(), None));
+            return match kept {
+                Ok(set) => set.matches(path).is_some(),
+                Err(_) => true,
+            };
+        };
+        match set {
             Ok(set) => set.matches(path).is_some(),
             // Cannot happen: every glob compiled when the guard was made,
             // and the set is within the narrowing bound. Were it to, the
@@ -332,7 +360,9 @@ mod tests {
         globs: Vec<String>,
         root: String,
         home: Option<String>,
-        guards: Result<(GuardedPaths, GuardedPaths), PathPatternError>,
+        /// Per path sets always, the kept whole set always, the whole set
+        /// built up front.
+        guards: Result<[GuardedPaths; 3], PathPatternError>,
     }
 
     fn pairs() -> &'static [Pair] {
@@ -347,9 +377,13 @@ mod tests {
                     let narrow = GuardedPaths::new(&list, &root, home.as_deref());
                     let whole = GuardedPaths::build(&list, &root, home.as_deref(), true);
                     let guards = match (narrow, whole) {
-                        (Ok(n), Ok(w)) => {
+                        (Ok(mut n), Ok(w)) => {
                             assert!(n.whole.is_none(), "narrowed for {root} {home:?}");
-                            Ok((n, w))
+                            let mut kept = GuardedPaths::new(&list, &root, home.as_deref())
+                                .expect("built once");
+                            n.per_path_sets = usize::MAX;
+                            kept.per_path_sets = 0;
+                            Ok([n, kept, w])
                         }
                         (Err(n), Err(w)) => {
                             assert_eq!(n, w, "{root} {home:?}");
@@ -379,7 +413,7 @@ mod tests {
         let Pair {
             root, home, guards, ..
         } = pair;
-        let Ok((narrow, whole)) = guards else {
+        let Ok([narrow, kept, whole]) = guards else {
             return false;
         };
         let normalized = normalize(raw, root, home.as_deref());
@@ -388,13 +422,15 @@ mod tests {
             .into_iter()
             .filter(|p| p.starts_with('/'))
         {
-            let got = narrow.touches(path, contents, rest, dotglob);
             let want = whole.touches(path, contents, rest, dotglob);
-            assert_eq!(
-                got, want,
-                "{path:?} (contents {contents}, rest {rest:?}, dotglob {dotglob}) for root {root:?} home {home:?}"
-            );
-            touched |= got;
+            for (how, guard) in [("per path", narrow), ("kept", kept)] {
+                assert_eq!(
+                    guard.touches(path, contents, rest, dotglob),
+                    want,
+                    "{how}: {path:?} (contents {contents}, rest {rest:?}, dotglob {dotglob}) for root {root:?} home {home:?}"
+                );
+            }
+            touched |= want;
         }
         touched
     }
