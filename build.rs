@@ -77,15 +77,28 @@ fn build_id(root: &Path) {
     // Fixed keys: the same inputs give the same identity.
     let mut h = std::hash::DefaultHasher::new();
     for file in &files {
-        h.write(file.strip_prefix(root).unwrap_or(file).as_os_str().as_encoded_bytes());
+        h.write(
+            file.strip_prefix(root)
+                .unwrap_or(file)
+                .as_os_str()
+                .as_encoded_bytes(),
+        );
         h.write(&std::fs::read(file).unwrap_or_default());
     }
-    let settings = ["PROFILE", "TARGET", "OPT_LEVEL", "CARGO_ENCODED_RUSTFLAGS", "RUSTC"];
+    let settings = [
+        "PROFILE",
+        "TARGET",
+        "OPT_LEVEL",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC",
+    ];
     for var in settings {
         h.write(std::env::var(var).unwrap_or_default().as_bytes());
     }
     let mut features: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| k.starts_with("CARGO_FEATURE_") || k.starts_with("CARGO_CFG_TARGET_FEATURE"))
+        .filter(|(k, _)| {
+            k.starts_with("CARGO_FEATURE_") || k.starts_with("CARGO_CFG_TARGET_FEATURE")
+        })
         .collect();
     features.sort();
     for (k, v) in features {
@@ -127,7 +140,9 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) {
 fn start_up_link_args(out: &Path) {
     println!("cargo:rerun-if-env-changed=HOOK_POLICY_PLAIN_LINK");
     let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let static_crt = env("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
+    let static_crt = env("CARGO_CFG_TARGET_FEATURE")
+        .split(',')
+        .any(|f| f == "crt-static");
     if env("TARGET") != "x86_64-unknown-linux-gnu"
         || env("HOST") != env("TARGET")
         || static_crt
@@ -141,7 +156,8 @@ fn start_up_link_args(out: &Path) {
     let _ = std::fs::create_dir_all(&probe);
     let source = probe.join("probe.c");
     // A pointer in initialised data: a relative relocation in a PIE.
-    let program = "static const char *word = \"ok\";\nint main(void) { return word[0] == 'o' ? 0 : 1; }\n";
+    let program =
+        "static const char *word = \"ok\";\nint main(void) { return word[0] == 'o' ? 0 : 1; }\n";
     if std::fs::write(&source, program).is_err() {
         return;
     }

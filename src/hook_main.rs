@@ -33,7 +33,10 @@ fn run() -> ExitStatus {
         Some("hook") => match HookArgs::from_words(&args[1..]) {
             Ok(hook) => cli::serve::hook(hook),
             Err(e) => {
-                eprintln!("error: {e}\n  usage: {} hook AGENT --policy-list FILE", hook_binary::LEAN);
+                eprintln!(
+                    "error: {e}\n  usage: {} hook AGENT --policy-list FILE",
+                    hook_binary::LEAN
+                );
                 ExitStatus::CouldNotRun
             }
         },

@@ -54,9 +54,10 @@ impl HookArgs {
                 if agent.is_some() {
                     return Err(format!("unexpected argument `{word}`"));
                 }
-                agent = Some(Agent::from_name(word).ok_or_else(|| {
-                    format!("`{word}` is not an agent `policy hook` speaks to")
-                })?);
+                agent =
+                    Some(Agent::from_name(word).ok_or_else(|| {
+                        format!("`{word}` is not an agent `policy hook` speaks to")
+                    })?);
                 continue;
             }
             let value = match inline {
@@ -68,7 +69,9 @@ impl HookArgs {
             };
             match flag {
                 "--policy" | "-p" => policy.push(PathBuf::from(value)),
-                "--policy-list" if policy_list.is_none() => policy_list = Some(PathBuf::from(value)),
+                "--policy-list" if policy_list.is_none() => {
+                    policy_list = Some(PathBuf::from(value))
+                }
                 "--context" if context.is_none() => context = Some(value),
                 "--policy-list" | "--context" => return Err(format!("{flag} given twice")),
                 _ => return Err(format!("unknown option `{flag}`")),
