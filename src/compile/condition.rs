@@ -169,8 +169,8 @@ impl RuleCompiler<'_> {
             };
         }
         // The checks below decide whether a policy loads, so every build
-        // runs them: the plugin build has no reference parser, and reads the
-        // expression with the fast one, whose tree carries no positions
+        // runs them: without the reference parser (the plugin build,
+        // `policy-hook`), the fast one reads the expression, whose tree carries no positions
         // (problems then point at the start of the expression).
         let parsed = crate::expr::parse_with_positions(source);
         match parsed {
