@@ -311,6 +311,9 @@ pub struct UrlMatcher {
     classes: Vec<UrlClassName>,
     hosts: Vec<String>,
     domains: Vec<String>,
+    /// `hosts` and `domains` read once, when the rule is compiled.
+    host_patterns: Vec<url_class::HostPattern>,
+    domain_patterns: Vec<url_class::HostPattern>,
     registrable: Vec<String>,
     schemes: Vec<String>,
     ports: Vec<u16>,
@@ -354,9 +357,8 @@ impl UrlMatcher {
     /// matcher can match other hosts (no host criteria, or wildcard, CIDR
     /// or unparsable entries, which are left to the matcher itself).
     pub fn host_keys(&self) -> Option<HostKeys> {
-        let plain = |entries: &[String]| -> Option<Vec<String>> {
+        let plain = |entries: &mut dyn Iterator<Item = &str>| -> Option<Vec<String>> {
             entries
-                .iter()
                 .map(|e| {
                     let e = e.trim().trim_start_matches('.');
                     if e.contains(['*', '/']) {
@@ -367,13 +369,25 @@ impl UrlMatcher {
                 .collect()
         };
         if !self.domains.is_empty() {
-            if let Some(keys) = plain(&self.domains) {
+            if let Some(keys) = plain(&mut self.domains.iter().map(String::as_str)) {
                 return Some(HostKeys::Domains(keys));
             }
         }
         if !self.hosts.is_empty() && self.hosts.iter().all(|h| !h.trim().starts_with('.')) {
-            if let Some(keys) = plain(&self.hosts) {
+            if let Some(keys) = plain(&mut self.hosts.iter().map(String::as_str)) {
                 return Some(HostKeys::Exact(keys));
+            }
+        }
+        // Hosts all written `.name` (that name and its subdomains) are
+        // domains by another spelling, and are filed as such.
+        let bases: Option<Vec<&str>> = self
+            .hosts
+            .iter()
+            .map(|h| h.trim().strip_prefix('.').filter(|b| !b.starts_with('.')))
+            .collect();
+        if let Some(bases) = bases.filter(|b| !b.is_empty()) {
+            if let Some(keys) = plain(&mut bases.into_iter()) {
+                return Some(HostKeys::Domains(keys));
             }
         }
         None
@@ -382,15 +396,19 @@ impl UrlMatcher {
     pub fn matches(&self, info: &UrlInfo) -> Option<String> {
         let class_ok =
             self.classes.is_empty() || self.classes.iter().any(|c| class_matches(*c, info.class));
-        let host_ok = self.hosts.is_empty()
-            || self
-                .hosts
-                .iter()
-                .any(|h| url_class::host_matches(&info.host, h));
-        let domain_ok = self.domains.is_empty()
-            || self.domains.iter().any(|d| {
-                url_class::host_matches(&info.host, &format!(".{}", d.trim_start_matches('.')))
-            });
+        // Normalised once for all patterns (what `host_matches` does per
+        // pattern); a host that is not one matches no pattern.
+        let host = (!self.host_patterns.is_empty() || !self.domain_patterns.is_empty())
+            .then(|| url_class::NormalHost::of(&info.host))
+            .flatten();
+        let any_of = |patterns: &[url_class::HostPattern]| {
+            patterns.is_empty()
+                || host
+                    .as_ref()
+                    .is_some_and(|h| patterns.iter().any(|p| p.matches(h)))
+        };
+        let host_ok = any_of(&self.host_patterns);
+        let domain_ok = any_of(&self.domain_patterns);
         let registrable_ok = self.registrable.is_empty()
             || url_class::registrable_domain(&info.host)
                 .is_some_and(|r| self.registrable.iter().any(|x| x.eq_ignore_ascii_case(&r)));
@@ -738,10 +756,20 @@ pub fn compile_url(m: &UrlMatch) -> Result<UrlMatcher, MatcherError> {
     let list = |l: &Option<crate::model::StringList>| {
         l.as_ref().map(|l| l.items().to_vec()).unwrap_or_default()
     };
+    let hosts = list(&m.host);
+    let domains = list(&m.domain);
     let matcher = UrlMatcher {
         classes: m.class.clone().unwrap_or_default(),
-        hosts: list(&m.host),
-        domains: list(&m.domain),
+        host_patterns: hosts
+            .iter()
+            .map(|h| url_class::HostPattern::new(h))
+            .collect(),
+        domain_patterns: domains
+            .iter()
+            .map(|d| url_class::HostPattern::new(&format!(".{}", d.trim_start_matches('.'))))
+            .collect(),
+        hosts,
+        domains,
         registrable: list(&m.registrable_domain),
         schemes: list(&m.scheme),
         ports: m.port.clone().unwrap_or_default(),

@@ -208,6 +208,14 @@ fn indexes_never_change_the_shipped_policies_decisions() {
         "http://2130706433/",
         "https://example.com/",
         "http://metadata.google.internal/",
+        // The urls pack's DNS-trick names, written `.name` under `host:`,
+        // are filed as domains: the names, their subdomains, other spellings.
+        "http://lvh.me:8080/",
+        "http://a.b.LVH.ME./x",
+        "http://127.0.0.1.nip.io/",
+        "http://notlvh.me/",
+        "http://lvh.me.evil.com/",
+        "https://docs.rs/serde/latest/serde/",
     ] {
         cases.push((
             "pre_fetch_url",
@@ -234,4 +242,39 @@ fn indexes_never_change_the_shipped_policies_decisions() {
     assert!(cases.len() > 20);
     let matched = assert_same(&set, &cases);
     assert!(matched >= 5, "only {matched} rules matched or failed");
+}
+
+/// A public URL leaves out the rule of the urls pack's DNS-trick names
+/// (`host: [.lvh.me, .nip.io, ...]`): it is filed under those domains, so
+/// neither a warm decision nor a cold call compiles or tests it.
+#[test]
+fn host_lists_of_dot_names_are_filed_as_domains() {
+    let enable = "version: 1\npacks:\n  enable: [urls]\n";
+    let set = load(vec![("p.yaml".into(), enable.to_string())]);
+    let (policy, _) = compile(&set, Some("pre_fetch_url"));
+    let rules = policy.plan("pre_fetch_url").unwrap().rule_count;
+    let decide_url = |url: &str| {
+        decide(
+            &policy,
+            "pre_fetch_url",
+            &json!({"tool_name": "fetch_url", "url": url}),
+            CTX,
+        )
+    };
+    let public = decide_url("https://docs.rs/serde/");
+    assert!(public.deny.is_none());
+    assert_eq!(public.candidates, rules - 1, "{public:?}");
+    for url in [
+        "http://x.nip.io/",
+        "http://LVH.me./",
+        "http://a.b.sslip.io:80/",
+    ] {
+        let d = decide_url(url);
+        assert_eq!(d.candidates, rules, "{url}");
+        assert_eq!(
+            d.deny.as_ref().map(|w| w.rule.as_str()),
+            Some("urls.loopback-names"),
+            "{url}"
+        );
+    }
 }

@@ -108,6 +108,16 @@ fn native_names_at_pre_tool(rules: &[CompiledRule], out: &mut Vec<Diagnostic>) {
             }
         };
         crate::expr::ast::visit(&cond.expr, &mut |node| {
+            // `tool_name in [...]`, as written or folded into a set.
+            if let Some((a, names)) = crate::expr::const_sets::string_membership(node) {
+                if named.is_none() && is_tool_name(&a.expr) {
+                    named = names
+                        .into_iter()
+                        .find(|n| CANONICAL.iter().any(|c| c.tool == *n))
+                        .map(str::to_string);
+                }
+                return;
+            }
             if let Expr::Call(call) = &node.expr {
                 if named.is_none()
                     && matches!(call.func_name.as_str(), "_==_" | "_!=_" | "@in")

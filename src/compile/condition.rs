@@ -151,7 +151,9 @@ impl RuleCompiler<'_> {
 
     /// Compiles one expression found at `offset` inside `node`'s string.
     /// Linting (`thorough`) uses the reference parser, whose positions place
-    /// carets; serving a hook uses the fast one.
+    /// carets; serving a hook uses the fast one. Either way the tree comes
+    /// back with its constant string lists folded into sets (see
+    /// [`crate::expr::const_sets`]).
     pub(super) fn expression(
         &mut self,
         node: Option<&Node>,
@@ -161,7 +163,10 @@ impl RuleCompiler<'_> {
     ) -> Option<IdedExpr> {
         if !self.thorough {
             return match crate::expr::parse_fast(source) {
-                Ok(expr) => Some(expr),
+                Ok(mut expr) => {
+                    crate::expr::const_sets::fold_constant_lists(&mut expr);
+                    Some(expr)
+                }
                 Err(e) => {
                     self.cel_error(node, offset + e.char_offset, &e.message, key);
                     None
@@ -181,6 +186,9 @@ impl RuleCompiler<'_> {
                 if !(regexes_ok && types_ok) {
                     return None;
                 }
+                // After the checks, which read the tree as written.
+                let mut expr = expr;
+                crate::expr::const_sets::fold_constant_lists(&mut expr);
                 Some(expr)
             }
             Err(e) => {

@@ -256,13 +256,12 @@ fn program_names(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
         }
         (operators::EQUALS, true, [a, b]) if is_program(a) => Some(vec![string_literal(b)?]),
         (operators::EQUALS, true, [a, b]) if is_program(b) => Some(vec![string_literal(a)?]),
-        (operators::IN, true, [a, b]) if is_program(a) => {
-            let Expr::List(list) = &b.expr else {
-                return None;
-            };
-            list.elements.iter().map(string_literal).collect()
-        }
-        _ => None,
+        _ => match crate::expr::const_sets::string_membership(expr) {
+            Some((a, names)) if is_program(a) => {
+                Some(names.into_iter().map(str::to_string).collect())
+            }
+            _ => None,
+        },
     }
 }
 
@@ -333,20 +332,14 @@ fn literal_test(expr: &IdedExpr, is_payload_field: &dyn Fn(&str) -> bool) -> Opt
                 values: vec![value],
             })
         }
-        operators::IN => {
+        _ => {
+            // `x in ['a', 'b']`, as written or folded.
+            let (a, values) = crate::expr::const_sets::string_membership(expr)?;
             let field = field_name(a)?;
-            let Expr::List(list) = &b.expr else {
-                return None;
-            };
-            let values = list
-                .elements
-                .iter()
-                .map(string_literal)
-                .collect::<Option<Vec<_>>>()?;
+            let values: Vec<String> = values.into_iter().map(str::to_string).collect();
             (!values.is_empty() && is_payload_field(&field))
                 .then_some(Discriminator { field, values })
         }
-        _ => None,
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod ast;
 mod commands;
+pub mod const_sets;
 pub mod functions;
 pub(crate) mod regex_match;
 #[cfg(feature = "reference-parser")]
@@ -32,6 +33,8 @@ pub fn env() -> &'static Arc<Env> {
             .expect("lists extension registers");
         env.add_extension(functions::register)
             .expect("hook-policy functions register");
+        env.add_extension(const_sets::register)
+            .expect("the folded `in` registers");
         Arc::new(env)
     })
 }

@@ -32,7 +32,9 @@ use std::net::IpAddr;
 
 use serde::Serialize;
 
-pub use host_match::{host_matches, normalize_host_text, registrable_domain};
+pub use host_match::{
+    host_matches, normalize_host_text, registrable_domain, HostPattern, NormalHost,
+};
 
 use embedded_ip::find_embedded_address;
 use ip_ranges::classify_ip;
