@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 5";
+const FORMAT: &str = "hook-policy prepared policy 6";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -117,9 +117,8 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
             return Vec::new();
         };
-        // JSON escapes every newline inside strings: one line per rule.
-        let _ = serde_json::to_writer(&mut body, &RuleForm::of(loaded, &rule.origin));
-        body.push(b'\n');
+        // One line per rule (see `RuleForm::write_line`).
+        RuleForm::write_line(loaded, rule, &mut body);
     }
     let mut shortest = Vec::new();
     for when in policy.rules.iter().filter_map(|r| r.when.as_ref()) {

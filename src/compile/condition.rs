@@ -160,7 +160,17 @@ impl RuleCompiler<'_> {
         key: &str,
     ) -> Option<IdedExpr> {
         if !self.thorough {
-            return match crate::expr::parse_fast(source) {
+            // A tree stored in the prepared entry is the one `parse_fast`
+            // built when the entry was written; rewrites of parsed trees
+            // belong after this point, so that they apply to both alike.
+            if let Some(expr) = self.stored_trees.as_mut().and_then(|t| t.next(source)) {
+                return Some(expr);
+            }
+            let parsed = crate::expr::parse_fast(source);
+            if let Some(recorder) = &mut self.recorder {
+                recorder.record(source, parsed.as_ref().ok());
+            }
+            return match parsed {
                 Ok(expr) => Some(expr),
                 Err(e) => {
                     self.cel_error(node, offset + e.char_offset, &e.message, key);

@@ -19,6 +19,7 @@ use super::{
     ProgramIndex, RuleCompiler, SubstringIndex,
 };
 use crate::diagnostic::SourceFile;
+use crate::expr::stored_tree::StoredTrees;
 use crate::load::{tree::Node, LoadedRule};
 use crate::packs::compose::Overlay;
 use serde::{Deserialize, Serialize};
@@ -232,6 +233,18 @@ pub struct RuleForm {
 }
 
 impl RuleForm {
+    /// Appends the stored line of `compiled`, loaded as `loaded`: its
+    /// JSON, then a tab and its parsed CEL trees when it has any (JSON
+    /// holds no raw tab; neither part holds a newline).
+    pub fn write_line(loaded: &LoadedRule, compiled: &CompiledRule, out: &mut Vec<u8>) {
+        let _ = serde_json::to_writer(&mut *out, &RuleForm::of(loaded, &compiled.origin));
+        if !compiled.trees.is_empty() {
+            out.push(b'\t');
+            out.extend_from_slice(&compiled.trees);
+        }
+        out.push(b'\n');
+    }
+
     pub fn of(loaded: &LoadedRule, origin: &str) -> RuleForm {
         RuleForm {
             rule: loaded.node.to_json(),
@@ -317,8 +330,12 @@ impl DeferredRules {
     }
 }
 
-fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
+fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
     let damaged = |what: &str| format!("the policy cache entry is damaged ({what}); delete it");
+    let (json, trees) = match memchr::memchr(b'\t', line) {
+        Some(tab) => (&line[..tab], StoredTrees::new(&line[tab + 1..])),
+        None => (line, None),
+    };
     let form: RuleForm = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
     let rule = crate::model::Rule::deserialize(&form.rule).map_err(|_| damaged("rule shape"))?;
     let loaded = LoadedRule {
@@ -339,6 +356,9 @@ fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
         diags: &mut diags,
         thorough: false,
         stored: true,
+        // A record that does not read leaves the rule's trees to the parser.
+        stored_trees: trees,
+        recorder: None,
     };
     let mut compiled = rc
         .compile(Some(hook))

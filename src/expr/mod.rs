@@ -5,6 +5,7 @@ pub mod ast;
 mod commands;
 pub mod functions;
 pub(crate) mod regex_match;
+pub mod stored_tree;
 #[cfg(feature = "reference-parser")]
 mod syntax_words;
 pub mod template;
