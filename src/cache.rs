@@ -31,8 +31,10 @@
 //! An entry is text: a format line, the key, a line with the checksum and
 //! length of the rest, a JSON header (settings, the decision tree, how many
 //! rules follow), a JSON line of the conditions' regex patterns with their
-//! shortest match lengths (src/expr/regex_match.rs), then the rules' JSON,
-//! one per line, in decision order.
+//! shortest match lengths (src/expr/regex_match.rs), then the rules, one
+//! per line, in decision order: each rule's JSON, a tab, and the CEL trees
+//! parsed for it (src/expr/stored_tree.rs, binary but without a newline),
+//! which a call rebuilds instead of parsing the rule's expressions.
 
 use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
 use crate::compile::CompiledPolicy;

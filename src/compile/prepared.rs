@@ -387,3 +387,77 @@ pub fn deferred_policy(
         deferred: Some(rules),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::SourceFile;
+
+    /// A stored line of the one rule of `yaml`, and that rule's `when` tree.
+    fn line_of(yaml: &str) -> (Vec<u8>, cel::common::ast::IdedExpr) {
+        let source = Arc::new(SourceFile::new("p.yaml".into(), yaml.into()));
+        let (set, _) = crate::load::load_sources(vec![source]);
+        let (policy, _) = crate::compile::compile(&set, Some("pre_shell_exec"));
+        let mut line = Vec::new();
+        RuleForm::write_line(&set.rules[0], &policy.rules[0], &mut line);
+        assert_eq!(line.pop(), Some(b'\n'));
+        let when = policy.rules[0].when.as_ref().unwrap().expr.clone();
+        (line, when)
+    }
+
+    const YAML: &str = "version: 1\nrules:\n  - id: r\n    hook: pre_shell_exec\n    when: command.startsWith('rm') && ['a', 'b'].exists(x, command.contains(x))\n    deny: \"no ${{ command.size() }}\"\n";
+
+    /// The rule's source says `xx` where its stored tree says `rm` (same
+    /// length): what the stored rule runs shows which of the two was read.
+    fn edited(line: &[u8]) -> Vec<u8> {
+        let text = String::from_utf8_lossy(line).into_owned();
+        let at = text.find("startsWith('rm')").unwrap() + "startsWith('".len();
+        let mut out = line.to_vec();
+        out[at..at + 2].copy_from_slice(b"xx");
+        out
+    }
+
+    #[test]
+    fn a_stored_rule_runs_its_stored_tree() {
+        let (line, when) = line_of(YAML);
+        let tab = line.iter().position(|&b| b == b'\t').expect("trees stored");
+        assert!(tab < line.len() - 1);
+        let rule = compile_stored(&line, "pre_shell_exec").unwrap();
+        assert_eq!(rule.when.as_ref().unwrap().expr, when);
+        let rule = compile_stored(&edited(&line), "pre_shell_exec").unwrap();
+        assert_eq!(
+            rule.when.as_ref().unwrap().expr,
+            when,
+            "the tree, not the text"
+        );
+    }
+
+    #[test]
+    fn a_record_that_does_not_read_leaves_the_rule_to_the_parser() {
+        let (line, _) = line_of(YAML);
+        let line = edited(&line);
+        let tab = line.iter().position(|&b| b == b'\t').unwrap();
+        let from_text = crate::expr::parse_fast(
+            "command.startsWith('xx') && ['a', 'b'].exists(x, command.contains(x))",
+        )
+        .unwrap();
+        let mut damaged: Vec<Vec<u8>> = vec![
+            line[..tab].to_vec(),      // no trees
+            line[..tab + 1].to_vec(),  // an empty record
+            line[..tab + 12].to_vec(), // cut inside the `when` tree
+        ];
+        let mut other_version = line.clone();
+        other_version[tab + 1] = 2;
+        damaged.push(other_version);
+        let mut bad_tag = line.clone();
+        // The root's tag (a call: `_&&_`), after the version, the source
+        // length, the "stored" byte and the root's id.
+        assert_eq!(bad_tag[tab + 5], 4);
+        bad_tag[tab + 5] = 0x7F;
+        damaged.push(bad_tag);
+        for bad in damaged {
+            let rule = compile_stored(&bad, "pre_shell_exec").expect("compiles from its text");
+            assert_eq!(rule.when.as_ref().unwrap().expr, from_text);
+        }
+    }
+}
