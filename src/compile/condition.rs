@@ -19,7 +19,9 @@ impl RuleCompiler<'_> {
     ) -> crate::matchers::Matchers {
         use crate::catalogue::Subject;
         use crate::matchers as m;
-        let rule = self.rule().clone();
+        // The loaded rule outlives `self`'s borrow: no copy of the rule.
+        let loaded = self.loaded;
+        let rule = &loaded.rule;
         let mut out = m::Matchers::default();
         let present = [
             (Subject::Command, rule.shell.is_some()),
@@ -90,7 +92,7 @@ impl RuleCompiler<'_> {
             }
         }
         if self.thorough && *ok {
-            self.lint_dead_patterns(&rule);
+            self.lint_dead_patterns(rule);
         }
         out
     }

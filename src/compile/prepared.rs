@@ -330,18 +330,36 @@ impl DeferredRules {
     }
 }
 
+/// [`RuleForm`] as read back: the rule straight into its type (a JSON
+/// tree in between cost as much as compiling the rule).
+#[derive(Deserialize)]
+struct StoredRule {
+    rule: crate::model::Rule,
+    file: String,
+    origin: String,
+    order: usize,
+    overlay: Option<Overlay>,
+    shipped: bool,
+}
+
 fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
     let damaged = |what: &str| format!("the policy cache entry is damaged ({what}); delete it");
     let (json, trees) = match memchr::memchr(b'\t', line) {
         Some(tab) => (&line[..tab], StoredTrees::new(&line[tab + 1..])),
         None => (line, None),
     };
-    let form: RuleForm = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
-    let rule = crate::model::Rule::deserialize(&form.rule).map_err(|_| damaged("rule shape"))?;
+    let form: StoredRule = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
     let loaded = LoadedRule {
-        rule,
+        rule: form.rule,
         file: Arc::new(SourceFile::new(PathBuf::from(&form.file), String::new())),
-        node: Node::from_json(&form.rule),
+        // The compiler reads nodes only to place problems in the file, and
+        // a stored rule has no file text to place them in (its problems
+        // make it "damaged"): an empty mapping with an empty span, as every
+        // node of a stored rule had when they were rebuilt from its JSON.
+        node: Node {
+            value: crate::load::tree::Value::Map(Vec::new()),
+            span: Default::default(),
+        },
         order: form.order,
         // Neither is read by the compiler: the layer and pack only served
         // composing the set, whose result is `overlay`.
