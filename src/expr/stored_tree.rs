@@ -322,19 +322,19 @@ impl<'a> StoredTrees<'a> {
             None => Cow::Borrowed(stored),
             Some(first) => {
                 let mut out = Vec::with_capacity(stored.len());
-                out.extend_from_slice(&stored[..first]);
-                let mut rest = stored[first..].iter();
-                while let Some(&b) = rest.next() {
-                    out.push(match b {
-                        0xFF => match rest.next() {
-                            Some(1) => b'\n',
-                            Some(2) => 0xFF,
-                            _ => return None,
-                        },
-                        b'\n' => return None,
-                        b => b,
+                let mut rest = stored;
+                let mut at = Some(first);
+                while let Some(i) = at {
+                    out.extend_from_slice(&rest[..i]);
+                    out.push(match rest.get(i + 1) {
+                        Some(1) => b'\n',
+                        Some(2) => 0xFF,
+                        _ => return None,
                     });
+                    rest = &rest[i + 2..];
+                    at = memchr::memchr(0xFF, rest);
                 }
+                out.extend_from_slice(rest);
                 Cow::Owned(out)
             }
         };
