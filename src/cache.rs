@@ -119,8 +119,9 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
         let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
             return Vec::new();
         };
-        // One line per rule (see `RuleForm::write_line`).
-        RuleForm::write_line(loaded, rule, &mut body);
+        // One line per rule (see `RuleForm::write_record`).
+        let _ = RuleForm::write_record(loaded, rule, &mut body);
+        body.push(b'\n');
     }
     let mut shortest = Vec::new();
     for when in policy.rules.iter().filter_map(|r| r.when.as_ref()) {

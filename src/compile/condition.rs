@@ -163,15 +163,20 @@ impl RuleCompiler<'_> {
     ) -> Option<IdedExpr> {
         if !self.thorough {
             // A tree stored in the prepared entry is the one `parse_fast`
-            // built when the entry was written; rewrites of parsed trees
-            // belong after this point, so that they apply to both alike.
-            if let Some(expr) = self.stored_trees.as_mut().and_then(|t| t.next(source)) {
-                return Some(expr);
-            }
-            let parsed = crate::expr::parse_fast(source);
-            if let Some(recorder) = &mut self.recorder {
-                recorder.record(source, parsed.as_ref().ok());
-            }
+            // built when the entry was written, and the one recorded for an
+            // entry is the parser's: rewrites of a parsed tree belong in the
+            // `Ok` arm below, so that they apply to both alike.
+            let stored = self.stored_trees.as_mut().and_then(|t| t.next(source));
+            let parsed = match stored {
+                Some(expr) => Ok(expr),
+                None => {
+                    let parsed = crate::expr::parse_fast(source);
+                    if let Some(recorder) = &mut self.recorder {
+                        recorder.record(source, parsed.as_ref().ok());
+                    }
+                    parsed
+                }
+            };
             return match parsed {
                 Ok(expr) => Some(expr),
                 Err(e) => {

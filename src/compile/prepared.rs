@@ -233,16 +233,21 @@ pub struct RuleForm {
 }
 
 impl RuleForm {
-    /// Appends the stored line of `compiled`, loaded as `loaded`: its
+    /// Appends the stored record of `compiled`, loaded as `loaded`: its
     /// JSON, then a tab and its parsed CEL trees when it has any (JSON
-    /// holds no raw tab; neither part holds a newline).
-    pub fn write_line(loaded: &LoadedRule, compiled: &CompiledRule, out: &mut Vec<u8>) {
-        let _ = serde_json::to_writer(&mut *out, &RuleForm::of(loaded, &compiled.origin));
+    /// holds no raw tab; neither part holds a newline, so a record can be
+    /// a line). [`DeferredRules`] reads it back.
+    pub fn write_record(
+        loaded: &LoadedRule,
+        compiled: &CompiledRule,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
+        serde_json::to_writer(&mut *out, &RuleForm::of(loaded, &compiled.origin))?;
         if !compiled.trees.is_empty() {
             out.push(b'\t');
             out.extend_from_slice(&compiled.trees);
         }
-        out.push(b'\n');
+        Ok(())
     }
 
     pub fn of(loaded: &LoadedRule, origin: &str) -> RuleForm {
@@ -417,8 +422,7 @@ mod tests {
         let (set, _) = crate::load::load_sources(vec![source]);
         let (policy, _) = crate::compile::compile(&set, Some("pre_shell_exec"));
         let mut line = Vec::new();
-        RuleForm::write_line(&set.rules[0], &policy.rules[0], &mut line);
-        assert_eq!(line.pop(), Some(b'\n'));
+        RuleForm::write_record(&set.rules[0], &policy.rules[0], &mut line).unwrap();
         let when = policy.rules[0].when.as_ref().unwrap().expr.clone();
         (line, when)
     }
