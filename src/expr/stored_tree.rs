@@ -36,6 +36,7 @@ use cel::common::ast::{
 use cel::common::types::{CelBool, CelBytes, CelDouble, CelInt, CelString, CelUInt};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The form's version; a record of another version is not read.
 const VERSION: u8 = 1;
@@ -81,8 +82,12 @@ const OPTIONAL_STRUCT_FIELD: u8 = 3;
 pub struct TreeRecorder {
     raw: Vec<u8>,
     prev_id: u64,
-    /// Strings written so far, by text, with their number.
-    strings: HashMap<String, u64>,
+    /// Strings written so far, by a hash of their text: their number and
+    /// where their bytes are in `raw` (compared on a hit, so a collision
+    /// only writes the string again).
+    strings: HashMap<u64, (u64, usize, usize), BuildHasherDefault<Prehashed>>,
+    /// The number the next string written in full gets.
+    next_string: u64,
 }
 
 impl Default for TreeRecorder {
@@ -90,8 +95,29 @@ impl Default for TreeRecorder {
         TreeRecorder {
             raw: vec![VERSION],
             prev_id: 0,
-            strings: HashMap::new(),
+            strings: HashMap::default(),
+            next_string: 0,
         }
+    }
+}
+
+/// The map's keys are hashes already (FNV-1a of the text, see
+/// [`TreeRecorder::text`]): recording runs on the first call after an
+/// edit, for every expression of the hook, and SipHash was a tenth of it.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
@@ -104,27 +130,32 @@ impl TreeRecorder {
             self.raw.push(0);
             return;
         };
-        let (at, prev_id, known) = (self.raw.len(), self.prev_id, self.strings.len());
+        let (at, prev_id, known) = (self.raw.len(), self.prev_id, self.next_string);
         self.raw.push(1);
         if self.node(tree, 0).is_none() {
             // Too deep: undo this tree, strings included, and leave it to the parser.
             self.raw.truncate(at);
             self.raw.push(0);
             self.prev_id = prev_id;
-            self.strings.retain(|_, n| *n < known as u64);
+            self.next_string = known;
+            self.strings.retain(|_, (n, _, _)| *n < known);
         }
     }
 
     /// The record as stored: stuffed, without `\n`.
     pub fn finish(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.raw.len() + self.raw.len() / 16);
-        for &b in &self.raw {
-            match b {
-                b'\n' => out.extend_from_slice(&[0xFF, 1]),
-                0xFF => out.extend_from_slice(&[0xFF, 2]),
-                b => out.push(b),
-            }
+        let mut rest = &self.raw[..];
+        while let Some(i) = memchr::memchr2(b'\n', 0xFF, rest) {
+            out.extend_from_slice(&rest[..i]);
+            out.extend_from_slice(if rest[i] == b'\n' {
+                &[0xFF, 1]
+            } else {
+                &[0xFF, 2]
+            });
+            rest = &rest[i + 1..];
         }
+        out.extend_from_slice(rest);
         out
     }
 
@@ -135,14 +166,28 @@ impl TreeRecorder {
     }
 
     fn text(&mut self, s: &str) {
-        if let Some(&n) = self.strings.get(s) {
-            put_varint(&mut self.raw, n << 1 | 1);
-            return;
+        let hash = fnv1a(s);
+        match self.strings.get(&hash) {
+            Some(&(n, at, len)) if &self.raw[at..at + len] == s.as_bytes() => {
+                put_varint(&mut self.raw, n << 1 | 1);
+                return;
+            }
+            // Another string with the same hash: written in full, not kept.
+            Some(_) => {}
+            None => {
+                let n = self.next_string;
+                put_varint(&mut self.raw, (s.len() as u64) << 1);
+                self.strings.insert(hash, (n, self.raw.len(), s.len()));
+                self.raw.extend_from_slice(s.as_bytes());
+                self.next_string += 1;
+                return;
+            }
         }
-        self.strings
-            .insert(s.to_string(), self.strings.len() as u64);
+        // Not a new string of the record either: the reader numbers only
+        // strings written in full, so this one gets a number too.
         put_varint(&mut self.raw, (s.len() as u64) << 1);
         self.raw.extend_from_slice(s.as_bytes());
+        self.next_string += 1;
     }
 
     fn count(&mut self, n: usize) {
@@ -293,6 +338,12 @@ impl TreeRecorder {
         }
         Some(())
     }
+}
+
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -683,6 +734,22 @@ mod tests {
             let parsed = parse_fast(s).unwrap();
             assert_eq!(trees.next(s), Some(parsed), "{s}");
         }
+        assert!(trees.is_done());
+    }
+
+    #[test]
+    fn strings_whose_hashes_collide_are_written_whole_and_numbered_alike() {
+        let mut recorder = TreeRecorder::default();
+        recorder.record("xx", parse_fast("xx").ok().as_ref());
+        // Make `yy` look like `xx` to the table, as a hash collision would.
+        let xx = recorder.strings[&fnv1a("xx")];
+        recorder.strings.insert(fnv1a("yy"), xx);
+        let s = "yy + xx + yy + zz + xx + zz";
+        recorder.record(s, parse_fast(s).ok().as_ref());
+        let record = recorder.finish();
+        let mut trees = StoredTrees::new(&record).unwrap();
+        assert_eq!(trees.next("xx"), parse_fast("xx").ok());
+        assert_eq!(trees.next(s), parse_fast(s).ok());
         assert!(trees.is_done());
     }
 
