@@ -827,7 +827,7 @@ mod tests {
         let mut trees = StoredTrees::new(&record).unwrap();
         assert_eq!(trees.next(s), parse_fast(s).ok());
         // A lone FF, or FF followed by anything but 1 or 2, is damage.
-        for tail in [&[0xFF][..], &[0xFF, 3], &[b'\n']] {
+        for tail in [&[0xFF][..], &[0xFF, 3], b"\n"] {
             let mut bad = record.clone();
             bad.extend_from_slice(tail);
             assert!(StoredTrees::new(&bad).is_none());
