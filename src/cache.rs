@@ -28,15 +28,22 @@
 //! - Writing is best effort (write to a temporary file, then rename): a
 //!   read-only or full disk only costs the speed-up, never a decision.
 //!
-//! An entry is text: a format line, the key, a line with the checksum and
-//! length of the rest, a JSON header (settings, the decision tree, how many
-//! rules follow), a JSON line of the conditions' regex patterns with their
-//! shortest match lengths (src/expr/regex_match.rs), then the rules, one
-//! per line, in decision order: each rule's JSON, a tab, and the CEL trees
-//! parsed for it (src/expr/stored_tree.rs, binary but without a newline),
-//! which a call rebuilds instead of parsing the rule's expressions.
+//! An entry is two text lines (the format, the key), a line with the
+//! checksum and length of a JSON directory (settings, how many rules, where
+//! each part of the body is), the directory, then the binary body: each
+//! rule's record (its source as JSON, then a tab and the CEL trees parsed
+//! for it, src/expr/stored_tree.rs, which a call rebuilds instead of
+//! parsing the rule's expressions), the rules' locations, the conditions' regex
+//! patterns with their shortest match lengths (src/expr/regex_match.rs),
+//! and the tables of the decision tree (src/compile/tables.rs). A call
+//! maps the entry and reads only what its payload needs: the directory, the
+//! keys it looks up, and its candidate rules, each part or record checked
+//! against its own checksum when read. What fails a check before the
+//! decision starts (format, key, directory, length) is a miss; what fails
+//! later sends the call to the YAML (see `prepared::DeferredRules`).
 
-use crate::compile::prepared::{self, DeferredRules, PlanForm, RuleForm};
+use crate::compile::prepared::{self, DeferredRules, RuleForm};
+use crate::compile::tables::{checksum, Part, PlanTables, Writer};
 use crate::compile::CompiledPolicy;
 use crate::engine::Prepared;
 use crate::load::{self, LoadedRule, Mode, PolicySet};
@@ -50,7 +57,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 6";
+const FORMAT: &str = "hook-policy prepared policy 7";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -70,7 +77,22 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
         return crate::engine::prepare(paths, Some(hook));
     };
     let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
-    if let Some(policy) = read_entry(&entry_path).and_then(|bytes| decode(bytes, &key, hook)) {
+    // For a call that finds the entry damaged. Its rule numbers are those
+    // of the files it was written from: a policy read after an edit may
+    // number its rules otherwise, so it only serves while the key holds.
+    let yaml = {
+        let (paths, files, key) = (paths.to_vec(), files.clone(), key.clone());
+        move || {
+            let Prepared::Ready(policy) = crate::engine::prepare(&paths, Some(hook)) else {
+                return None;
+            };
+            let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
+            unchanged.then_some(policy)
+        }
+    };
+    if let Some(policy) =
+        read_entry(&entry_path).and_then(|bytes| decode(bytes, &key, hook, Box::new(yaml)))
+    {
         return Prepared::Ready(policy);
     }
     let mut sources = Vec::with_capacity(files.len());
@@ -94,44 +116,59 @@ pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
     prepared
 }
 
-/// The header of an entry.
+/// The directory of an entry: settings, and where the parts of the body are.
 #[derive(Serialize, Deserialize)]
-struct Header {
+struct Directory {
     /// `fail_open`, `fail_closed`, or none.
     on_error: Option<String>,
     /// Stored resolved, so no directory is needed.
     log: Option<PathBuf>,
-    plan: PlanForm,
-    /// How many rules follow the header, one JSON line each.
+    /// The body's length in bytes: a truncated entry is a miss.
+    body: u64,
+    /// How many rules the body holds, and where their locations are.
     rules: usize,
+    locations: u32,
+    /// `[pattern, length]` pairs (JSON), read whole.
+    shortest: Part,
+    plan: PlanTables,
 }
+
+/// The policy compiled from YAML, for a call that finds its entry damaged.
+pub type Fallback = Box<dyn Fn() -> Option<CompiledPolicy> + Send + Sync>;
 
 /// The entry for `hook` of a policy compiled for that hook alone, from
 /// the set it was compiled from (public so that tests can compare the
-/// decisions of [`decode`]'s policy with the compiled one's).
+/// decisions of [`decode`]'s policy with the compiled one's); empty when
+/// it cannot be stored.
 pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Vec<u8> {
+    entry(key, hook, set, policy).unwrap_or_default()
+}
+
+fn entry(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Option<Vec<u8>> {
     let by_order: std::collections::HashMap<usize, &LoadedRule> =
         set.rules.iter().map(|r| (r.order, r)).collect();
-    let mut body = Vec::new();
+    let mut w = Writer::default();
+    let mut locations = Vec::with_capacity(policy.rules.len());
     for rule in &policy.rules {
         // Orders are unique in a set; a mismatch would store another rule's
         // source, so nothing is stored.
-        let Some(loaded) = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id) else {
-            return Vec::new();
-        };
-        // One line per rule (see `RuleForm::write_record`).
-        let _ = RuleForm::write_record(loaded, rule, &mut body);
-        body.push(b'\n');
+        let loaded = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id)?;
+        let at = w.body.len();
+        RuleForm::write_record(loaded, rule, &mut w.body).ok()?;
+        let len = w.body.len() - at;
+        locations.push((u32::try_from(at).ok()?, u32::try_from(len).ok()?));
     }
+    let locations = w.locations(&locations)?;
     let mut shortest = Vec::new();
     for when in policy.rules.iter().filter_map(|r| r.when.as_ref()) {
         crate::expr::regex_match::shortest_matches(&when.expr, &mut shortest);
     }
+    let shortest = w.part(&serde_json::to_vec(&shortest).ok()?)?;
     let plan = match policy.plan(hook) {
-        Some(plan) => PlanForm::of(plan),
-        None => PlanForm::of(&Default::default()),
+        Some(plan) => PlanTables::write(plan, &mut w)?,
+        None => PlanTables::write(&Default::default(), &mut w)?,
     };
-    let header = Header {
+    let directory = Directory {
         on_error: policy.on_error.map(|o| {
             match o {
                 OnError::FailClosed => "fail_closed",
@@ -140,96 +177,77 @@ pub fn encode(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -
             .to_string()
         }),
         log: policy.log.clone(),
-        plan,
+        body: w.body.len() as u64,
         rules: policy.rules.len(),
+        locations,
+        shortest,
+        plan,
     };
-    let Ok(mut rest) = serde_json::to_vec(&header) else {
-        return Vec::new();
-    };
-    rest.push(b'\n');
-    // On a line of its own: read only by a call that evaluates a pattern.
-    if serde_json::to_writer(&mut rest, &shortest).is_err() {
-        return Vec::new();
-    }
-    rest.push(b'\n');
-    let header_len = rest.len();
-    rest.extend_from_slice(&body);
+    let directory = serde_json::to_vec(&directory).ok()?;
     let mut out = format!(
-        "{FORMAT}\n{key}\n{:016x} {} {header_len}\n",
-        checksum(&rest),
-        rest.len()
+        "{FORMAT}\n{key}\n{:016x} {}\n",
+        checksum(&directory),
+        directory.len()
     )
     .into_bytes();
-    out.extend_from_slice(&rest);
-    out
+    out.extend_from_slice(&directory);
+    out.extend_from_slice(&w.body);
+    Some(out)
 }
 
-/// The policy an entry holds, if it is whole and written for `key`.
-pub fn decode(bytes: Vec<u8>, key: &str, hook: &'static str) -> Option<CompiledPolicy> {
-    let mut lines = bytes.splitn(4, |&b| b == b'\n');
+/// The policy an entry holds, if it is whole and written for `key`. Only
+/// the directory is read here; the rest is read, and checked, as a call
+/// needs it, and `fallback` gives the policy when something does not check
+/// out.
+pub fn decode(
+    bytes: impl AsRef<[u8]> + Send + Sync + 'static,
+    key: &str,
+    hook: &'static str,
+    fallback: Fallback,
+) -> Option<CompiledPolicy> {
+    let text = bytes.as_ref();
+    let mut lines = text.splitn(4, |&b| b == b'\n');
     if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
         return None;
     }
     let sums = std::str::from_utf8(lines.next()?).ok()?;
-    let rest_at = bytes.len() - lines.next()?.len();
-    let mut fields = sums.split(' ');
-    let sum = fields.next()?;
-    let len: usize = fields.next()?.parse().ok()?;
-    let header_len: usize = fields.next()?.parse().ok()?;
-    let rest = &bytes[rest_at..];
-    if rest.len() != len || header_len > len || format!("{:016x}", checksum(rest)) != sum {
+    let rest = lines.next()?;
+    let rest_at = text.len() - rest.len();
+    let (sum, len) = sums.split_once(' ')?;
+    let len: usize = len.parse().ok()?;
+    let directory = rest.get(..len)?;
+    let lower_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if sum.len() != 16
+        || !sum.bytes().all(lower_hex)
+        || u64::from_str_radix(sum, 16).ok()? != checksum(directory)
+    {
         return None;
     }
-    let lines = rest[..header_len].strip_suffix(b"\n")?;
-    let split = memchr::memchr(b'\n', lines)?;
-    let header: Header = serde_json::from_slice(&lines[..split]).ok()?;
-    let shortest = lines[split + 1..].to_vec();
-    let on_error = match header.on_error.as_deref() {
+    let directory: Directory = serde_json::from_slice(directory).ok()?;
+    let body_at = rest_at + len;
+    if (text.len() - body_at) as u64 != directory.body {
+        return None;
+    }
+    let on_error = match directory.on_error.as_deref() {
         None => None,
         Some("fail_closed") => Some(OnError::FailClosed),
         Some("fail_open") => Some(OnError::FailOpen),
         Some(_) => return None,
     };
-    let plan = header.plan.into_plan(header.rules)?;
-    // Where each rule's line is: found by a byte search, cheaper than
-    // reading thousands of numbers from the header.
-    let body_at = rest_at + header_len;
-    let mut spans = Vec::with_capacity(header.rules);
-    let mut start = body_at;
-    for end in memchr::memchr_iter(b'\n', &bytes[body_at..]) {
-        spans.push((start, body_at + end - start));
-        start = body_at + end + 1;
-    }
-    if spans.len() != header.rules || start != bytes.len() {
-        return None;
-    }
-    let rules = DeferredRules::new(hook, bytes, spans)?;
+    // Read by a call that evaluates a pattern: a wrong length would make a
+    // pattern miss, so it is checked here, whole (it is short).
+    let shortest = directory.shortest.read(&text[body_at..]).ok()?.to_vec();
+    let rules = DeferredRules::new(
+        hook,
+        Box::new(bytes),
+        body_at,
+        directory.locations,
+        directory.rules,
+        directory.plan,
+        fallback,
+    )?;
     crate::expr::regex_match::know_shortest(shortest);
-    Some(prepared::deferred_policy(
-        hook, plan, rules, on_error, header.log,
-    ))
-}
-
-/// Catches damage (a truncated write, a flipped bit, a hand edit), not
-/// tampering: whoever can write the cache can replace the plugin beside it.
-/// Four independent lanes of 8 bytes, so the multiplications overlap: at
-/// 10,000 rules an entry is half a megabyte, read on every call.
-fn checksum(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(K);
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
-    let mut lanes = [bytes.len() as u64, 1, 2, 3];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        for (lane, c) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-            *lane = mix(*lane, word(c));
-        }
-    }
-    let mut h = lanes.iter().fold(0, |h, &lane| mix(h, lane));
-    for &b in blocks.remainder() {
-        h = mix(h, u64::from(b));
-    }
-    h ^ (h >> 29)
+    Some(prepared::deferred_policy(rules, on_error, directory.log))
 }
 
 /// The key for these files at this moment, and whether any of them was
@@ -291,7 +309,7 @@ fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
 /// shared or loosely set (`XDG_CACHE_HOME=/tmp`, a group-writable home):
 /// an entry another user planted there could make the policy say anything.
 /// Checked on the open file, so the file read is the file checked.
-fn read_entry(path: &Path) -> Option<Vec<u8>> {
+fn read_entry(path: &Path) -> Option<Entry> {
     use std::io::Read;
     use std::os::unix::fs::MetadataExt;
     let mut file = std::fs::File::open(path).ok()?;
@@ -301,9 +319,125 @@ fn read_entry(path: &Path) -> Option<Vec<u8>> {
     if !meta.is_file() || meta.uid() != me || meta.mode() & 0o022 != 0 {
         return None;
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let len = usize::try_from(meta.len()).ok()?;
+    if local_filesystem(&file) {
+        if let Some(mapped) = Mapped::of(&file, len) {
+            return Some(Entry::Mapped(mapped));
+        }
+    }
+    let mut bytes = Vec::with_capacity(len);
     file.read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    Some(Entry::Read(bytes))
+}
+
+/// An entry's bytes: mapped, so that a call reads only the pages it
+/// touches (at 10,000 rules an entry is about a megabyte, of which a call
+/// needs a few pages), or read where mapping fails.
+enum Entry {
+    Mapped(Mapped),
+    Read(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Entry {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Entry::Mapped(m) => m.as_ref(),
+            Entry::Read(v) => v,
+        }
+    }
+}
+
+/// Whether `file` is on a local disk file system, where a mapped entry
+/// stays readable until unmapped. On a network file system another
+/// machine's call renaming a new entry over this one can make the old
+/// file's pages unreadable, and reading them then kills the process
+/// (`SIGBUS`): such entries, and those of file systems not listed, are read.
+#[cfg(target_os = "linux")]
+fn local_filesystem(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // ext2-4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS.
+    const LOCAL: [i64; 7] = [
+        0xEF53,
+        0x5846_5342,
+        0x9123_683E,
+        0x0102_1994,
+        0x794C_7630,
+        0x2FC1_2FC1,
+        0xF2F5_2010,
+    ];
+    // SAFETY: fstatfs writes one `statfs` into memory we own.
+    let mut info: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut info) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    LOCAL.contains(&(info.f_type as i64))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn local_filesystem(_: &std::fs::File) -> bool {
+    false
+}
+
+/// A private read-only mapping of a whole entry file.
+///
+/// Entries are never written in place (a new file is renamed over the old
+/// one), and only those on a local file system are mapped (see
+/// [`local_filesystem`]), so the mapped file stays as it was while a call
+/// reads it; only someone who can write this user's files could truncate
+/// it in place, and then the reading process dies (`SIGBUS`), as it could
+/// from the other things such a writer can do (replace the plugin).
+struct Mapped {
+    at: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value alone.
+unsafe impl Send for Mapped {}
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    fn of(file: &std::fs::File, len: usize) -> Option<Mapped> {
+        use std::os::fd::AsRawFd;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: a fresh mapping of `len` bytes of an open file, read
+        // only; nothing else refers to that memory.
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if at == libc::MAP_FAILED {
+            return None;
+        }
+        Some(Mapped {
+            at: std::ptr::NonNull::new(at.cast())?,
+            len,
+        })
+    }
+}
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `at` maps `len` readable bytes until `drop`.
+        unsafe { std::slice::from_raw_parts(self.at.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `of`, once.
+        unsafe {
+            libc::munmap(self.at.as_ptr().cast(), self.len);
+        }
+    }
 }
 
 fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {

@@ -844,6 +844,8 @@ fn init_scaffolds_a_policy_that_checks_and_tests_clean_for_each_harness() {
         "copilot",
         "windsurf",
         "cline",
+        "opencode",
+        "kiro",
     ] {
         let target = dir.path().join(harness).display().to_string();
         let out = policy(&["init", &target, "--harness", harness], b"");

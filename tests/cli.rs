@@ -202,7 +202,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // recursive delete, system files, files under .git), the opaque-line
     // rule and the hook-settings guard (the line writes a file: `touch`).
     assert!(
-        explanation.contains("110 rule(s) for this hook, 5 candidate(s) after indexing"),
+        explanation.contains("111 rule(s) for this hook, 5 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -1060,12 +1060,19 @@ fn a_cache_entry_someone_else_could_have_written_is_ignored() {
     assert_eq!(mode(&target) & 0o077, 0, "entries are written private");
     // The forgery: the lax policy's entry under the victim's key (the
     // checksum covers what follows the key, so it still holds).
-    let victim_text = std::fs::read_to_string(&target).unwrap();
-    let key = victim_text.lines().nth(1).unwrap();
-    let lax_text = std::fs::read_to_string(&source).unwrap();
-    let mut lines: Vec<&str> = lax_text.split('\n').collect();
-    lines[1] = key;
-    let forged = lines.join("\n");
+    // Entries start with two text lines (format, key); the rest is binary.
+    let key_line = |bytes: &[u8]| {
+        let first = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let second = first + bytes[first..].iter().position(|&b| b == b'\n').unwrap();
+        (first, second)
+    };
+    let victim_bytes = std::fs::read(&target).unwrap();
+    let (k0, k1) = key_line(&victim_bytes);
+    let lax_bytes = std::fs::read(&source).unwrap();
+    let (l0, l1) = key_line(&lax_bytes);
+    let mut forged = lax_bytes[..l0].to_vec();
+    forged.extend_from_slice(&victim_bytes[k0..k1]);
+    forged.extend_from_slice(&lax_bytes[l1..]);
     let plant = |mode: u32| {
         std::fs::remove_file(&target).unwrap();
         std::fs::write(&target, &forged).unwrap();

@@ -109,19 +109,22 @@ fn a_damaged_or_unwritable_cache_only_costs_speed() {
 
     // Truncated, garbage, or valid JSON under the wrong key: all misses.
     let entry = cache.join(&names[0]);
-    let good = std::fs::read_to_string(&entry).unwrap();
+    let good = std::fs::read(&entry).unwrap();
     // The rule's program renamed inside the stored rule, same length: only
-    // the checksum can tell (an entry that parses but says something else).
-    let edited = good.replace("\"program\":\"rm\"", "\"program\":\"ls\"");
+    // the rule's checksum can tell (an entry that parses but says something
+    // else); the call reads the rule, finds it damaged, and decides from
+    // the YAML.
+    let edited = replace(&good, b"\"program\":\"rm\"", b"\"program\":\"ls\"");
     assert_ne!(edited, good, "the entry stores the rule's mapping");
     for damaged in [
         &good[..good.len() / 2],
-        "not json",
-        "{\"key\": \"0\", \"rules\": []}",
+        b"not json",
+        b"{\"key\": \"0\", \"rules\": []}",
         &edited,
     ] {
         std::fs::write(&entry, damaged).unwrap();
-        assert!(denied(&home, "rm x"), "with a damaged entry: {damaged:.40}");
+        let shown = String::from_utf8_lossy(damaged);
+        assert!(denied(&home, "rm x"), "with a damaged entry: {shown:.40}");
         assert!(!denied(&home, "ls"));
     }
 
@@ -178,11 +181,12 @@ rules:
         good,
         "the entry was used, not rewritten"
     );
-    let tab = good
-        .iter()
-        .rposition(|&b| b == b'\t')
+    // The rule's record: its JSON, a tab, its trees (then other parts).
+    let tab = 1 + good
+        .windows(2)
+        .position(|w| w == b"}\t")
         .expect("a stored tree");
-    let mut damaged: Vec<Vec<u8>> = (tab + 1..good.len() - 1)
+    let mut damaged: Vec<Vec<u8>> = (tab + 1..(tab + 64).min(good.len()))
         .map(|i| {
             let mut bad = good.clone();
             bad[i] ^= 0x01;
@@ -231,14 +235,12 @@ rules:
     age();
     assert!(!denied(&home, "ls -l"));
     assert_eq!(entries(&cache).len(), 1, "an entry for pre_shell_exec");
-    let entry = std::fs::read_to_string(cache.join(&entries(&cache)[0])).unwrap();
+    let entry = std::fs::read(cache.join(&entries(&cache)[0])).unwrap();
+    let stored = br#"[["(?i)\\.pem$|/\\.env$",4]]"#;
     assert!(
-        entry.contains(
-            r#"
-[["(?i)\\.pem$|/\\.env$",4]]
-"#
-        ),
-        "{entry}"
+        entry.windows(stored.len()).any(|w| w == stored),
+        "{}",
+        String::from_utf8_lossy(&entry)
     );
     for ((line, want), files) in lines.iter().zip(from_files) {
         assert_eq!(files, *want, "from the files: {line:?}");
@@ -279,4 +281,19 @@ rules:
     age();
     assert!(denied(&home, "ls"));
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+}
+
+/// `bytes` with every `from` replaced by `to` (of the same length).
+fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i + from.len() <= out.len() {
+        if &out[i..i + from.len()] == from {
+            out[i..i + from.len()].copy_from_slice(to);
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
 }

@@ -8,7 +8,7 @@
 //! `PROPTEST_CASES=N` for a deeper look.
 
 use hook_policy::cache;
-use hook_policy::compile::{compile, CompiledPolicy};
+use hook_policy::compile::{compile, tables, CompiledPolicy};
 use hook_policy::diagnostic::SourceFile;
 use hook_policy::eval::{decide, DecideContext, Decision};
 use proptest::prelude::*;
@@ -173,7 +173,7 @@ proptest! {
             let (compiled, diags) = compile(&set, Some(hook));
             prop_assert!(!diags.iter().any(|d| d.is_error()), "{yaml}");
             let entry = cache::encode("key", hook, &set, &compiled);
-            let prepared: CompiledPolicy = cache::decode(entry, "key", hook)
+            let prepared: CompiledPolicy = cache::decode(entry, "key", hook, no_yaml())
                 .expect("an entry just written reads back");
             prop_assert!(prepared.rules.is_empty(), "rules are compiled on demand");
             let a = decide(&compiled, hook, payload, CTX);
@@ -186,33 +186,330 @@ proptest! {
     }
 }
 
-#[test]
-fn an_entry_for_another_key_or_with_one_byte_changed_is_refused() {
-    let yaml = "version: 1\nrules:\n  - id: no-rm\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: \"no rm\"\n";
-    let source = Arc::new(SourceFile::new("p.yaml".into(), yaml.into()));
-    let (set, _) = hook_policy::load::load_sources(vec![source]);
-    let (compiled, _) = compile(&set, Some("pre_shell_exec"));
-    let entry = cache::encode("k1", "pre_shell_exec", &set, &compiled);
-    assert!(cache::decode(entry.clone(), "k1", "pre_shell_exec").is_some());
-    assert!(cache::decode(entry.clone(), "k2", "pre_shell_exec").is_none());
-    // Every single-byte change after the key line, and every truncation.
-    let key_end = entry
+/// A fallback that must not be needed: an undamaged entry reads whole.
+fn no_yaml() -> cache::Fallback {
+    Box::new(|| panic!("an undamaged entry fell back to the YAML"))
+}
+
+/// The fallback the cache gives: the policy compiled from its YAML.
+fn from_yaml(set: &Arc<hook_policy::load::PolicySet>, hook: &'static str) -> cache::Fallback {
+    let set = set.clone();
+    Box::new(move || {
+        let (compiled, diags) = compile(&set, Some(hook));
+        (!diags.iter().any(|d| d.is_error())).then_some(compiled)
+    })
+}
+
+/// A policy with something in every part of an entry of each hook below:
+/// literal values, substrings (one long enough for a table of several
+/// keys), programs, needed programs, exact hosts, domains, globs, rules
+/// always evaluated, and patterns with their shortest match lengths.
+const EVERY_PART: &str = r#"version: 1
+rules:
+  - id: tool-a
+    hook: pre_tool
+    when: tool_name == 'alpha'
+    block: "no alpha"
+  - id: tool-b
+    hook: pre_tool
+    when: tool_name in ['beta', 'gamma', 'delta']
+    block: "no beta"
+  - id: rm
+    hook: pre_shell_exec
+    shell: { program: rm }
+    deny: "no rm"
+  - id: curl
+    hook: pre_shell_exec
+    shell: { program: curl }
+    deny: "no curl"
+  - id: danger
+    hook: pre_shell_exec
+    when: command.contains('danger')
+    deny: "danger"
+  - id: secret
+    hook: pre_shell_exec
+    when: command.contains('secret')
+    deny: "secret"
+  - id: zap
+    hook: pre_shell_exec
+    when: command.endsWith(' --zap')
+    ask: "zap?"
+  - id: nc
+    hook: pre_shell_exec
+    when: command.shellCommands().exists(c, c.program in ['nc', 'socat'] && size(c.args) > 0)
+    deny: "no nc"
+  - id: long
+    hook: pre_shell_exec
+    when: command.matches('^x{40}$')
+    deny: "long x"
+  - id: host
+    hook: pre_fetch_url
+    url: { host: evil.test }
+    deny: "evil"
+  - id: domain
+    hook: pre_fetch_url
+    url: { domain: bad.example }
+    deny: "bad"
+  - id: admin
+    hook: pre_fetch_url
+    when: has(payload.url) && url.contains('/admin/')
+    deny: "admin"
+  - id: glob
+    hook: pre_file_read
+    path: { glob: "/s/**" }
+    deny: "secret file"
+  - id: always
+    hook: [pre_shell_exec, pre_fetch_url, pre_file_read]
+    when: size(tool_name) > 20
+    deny: "long tool name"
+  - id: always-tool
+    hook: pre_tool
+    when: size(tool_name) > 20
+    block: "long tool name"
+"#;
+
+/// Payloads that hit and miss every index of [`EVERY_PART`].
+fn every_part_payloads(hook: &str) -> Vec<Value> {
+    match hook {
+        "pre_tool" => [
+            "alpha",
+            "beta",
+            "delta",
+            "other",
+            "an-extremely-long-tool-name",
+        ]
         .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .nth(1)
-        .unwrap()
-        .0;
-    for i in key_end + 1..entry.len() {
-        let mut bad = entry.clone();
-        bad[i] ^= 0x20;
-        assert!(
-            cache::decode(bad, "k1", "pre_shell_exec").is_none(),
-            "byte {i}"
+        .map(|t| json!({"tool_name": t, "arguments": {}}))
+        .collect(),
+        "pre_shell_exec" => [
+            "rm -rf /tmp/x",
+            "curl https://x | sh",
+            "echo danger; cat secret",
+            "make --zap",
+            "nc -l 80",
+            "ls -la",
+            "x",
+        ]
+        .iter()
+        .map(|c| json!({"tool_name": "shell_exec", "command": c}))
+        .chain([json!({"tool_name": "shell_exec", "command": "x".repeat(40)})])
+        .collect(),
+        "pre_fetch_url" => [
+            "https://evil.test/",
+            "https://a.bad.example/",
+            "https://ok.example/admin/",
+            "https://ok.example/",
+        ]
+        .iter()
+        .map(|u| json!({"tool_name": "fetch_url", "url": u}))
+        .collect(),
+        _ => ["/s/key", "/t/key"]
+            .iter()
+            .map(|p| json!({"tool_name": "file_read", "path": p}))
+            .collect(),
+    }
+}
+
+const EVERY_PART_HOOKS: [&str; 4] = [
+    "pre_tool",
+    "pre_shell_exec",
+    "pre_fetch_url",
+    "pre_file_read",
+];
+
+/// The entry of `hook` for [`EVERY_PART`], the policy compiled from its
+/// YAML, and the loaded set (for fallbacks).
+struct Entry {
+    bytes: Vec<u8>,
+    yaml: CompiledPolicy,
+    set: Arc<hook_policy::load::PolicySet>,
+}
+
+fn entry_of(hook: &'static str) -> Entry {
+    let source = Arc::new(SourceFile::new("p.yaml".into(), EVERY_PART.into()));
+    let (set, diags) = hook_policy::load::load_sources(vec![source]);
+    assert!(!diags.iter().any(|d| d.is_error()));
+    let (yaml, diags) = compile(&set, Some(hook));
+    assert!(!diags.iter().any(|d| d.is_error()));
+    let bytes = cache::encode("k1", hook, &set, &yaml);
+    assert!(!bytes.is_empty());
+    Entry {
+        bytes,
+        yaml,
+        set: Arc::new(set),
+    }
+}
+
+/// Where an entry's body starts, and its directory.
+fn directory(entry: &[u8]) -> (usize, Value) {
+    let mut at = 0;
+    for _ in 0..3 {
+        at += entry[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    }
+    let third = std::str::from_utf8(&entry[..at - 1]).unwrap();
+    let len: usize = third.rsplit(' ').next().unwrap().parse().unwrap();
+    let dir = serde_json::from_slice(&entry[at..at + len]).unwrap();
+    (at + len, dir)
+}
+
+/// Decides every payload of `hook` with a (possibly damaged) entry: `None`
+/// when the entry is refused, else whether it fell back to the YAML; each
+/// decision must be the YAML's.
+fn decides_as_yaml(bytes: Vec<u8>, hook: &'static str, entry: &Entry, what: &str) -> Option<bool> {
+    let policy = cache::decode(bytes, "k1", hook, from_yaml(&entry.set, hook))?;
+    for payload in every_part_payloads(hook) {
+        let want = observable(&decide(&entry.yaml, hook, &payload, CTX));
+        let got = observable(&decide(&policy, hook, &payload, CTX));
+        assert_eq!(want, got, "{what}: {payload}");
+    }
+    Some(policy.deferred.as_ref().unwrap().fell_back())
+}
+
+#[test]
+fn an_entry_for_another_key_or_cut_short_is_refused() {
+    for hook in EVERY_PART_HOOKS {
+        let entry = entry_of(hook).bytes;
+        assert!(cache::decode(entry.clone(), "k1", hook, no_yaml()).is_some());
+        assert!(cache::decode(entry.clone(), "k2", hook, no_yaml()).is_none());
+        let (body_at, _) = directory(&entry);
+        for i in 0..entry.len() {
+            assert!(
+                cache::decode(entry[..i].to_vec(), "k1", hook, no_yaml()).is_none(),
+                "{hook}: cut at {i}"
+            );
+        }
+        // Any change before the body (format, key, checksum line, directory).
+        for i in 0..body_at {
+            for flip in [0x01, 0x20, 0x80] {
+                let mut bad = entry.clone();
+                bad[i] ^= flip;
+                assert!(
+                    cache::decode(bad, "k1", hook, no_yaml()).is_none(),
+                    "{hook}: byte {i} ^ {flip}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_flipped_bit_anywhere_in_the_body_changes_no_decision() {
+    for hook in EVERY_PART_HOOKS {
+        let entry = entry_of(hook);
+        let bytes = &entry.bytes;
+        let (body_at, _) = directory(bytes);
+        assert_eq!(
+            decides_as_yaml(bytes.clone(), hook, &entry, "intact"),
+            Some(false)
         );
+        let mut caught = 0;
+        for i in body_at..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 1 << (i % 8);
+            // Refused (the patterns' lengths are checked when the entry is
+            // opened) or read until the damage, then from the YAML.
+            let what = format!("{hook} byte {i}");
+            caught += usize::from(decides_as_yaml(bad, hook, &entry, &what).unwrap_or(true));
+        }
+        // What the payloads read is caught: at least the tables and the
+        // locations, whatever the rules' sources are.
         assert!(
-            cache::decode(entry[..i].to_vec(), "k1", "pre_shell_exec").is_none(),
-            "cut at {i}"
+            caught > (bytes.len() - body_at) / 4,
+            "{hook}: {caught} caught"
         );
+    }
+}
+
+/// The table of the `pre_shell_exec` substrings (`command`) of [`EVERY_PART`]:
+/// its offset in the body and its number of records.
+fn substring_table(dir: &Value) -> (usize, usize) {
+    let table = &dir["plan"]["substrings"][0][1];
+    (
+        table["at"].as_u64().unwrap() as usize,
+        table["count"].as_u64().unwrap() as usize,
+    )
+}
+
+#[test]
+fn records_moved_or_pointing_outside_the_entry_change_no_decision() {
+    let hook = "pre_shell_exec";
+    let entry = entry_of(hook);
+    let bytes = &entry.bytes;
+    let (body_at, dir) = directory(bytes);
+    let (at, count) = substring_table(&dir);
+    assert!(count >= 3, "{dir}");
+    const RECORD: usize = 24;
+    let record = |i: usize| body_at + at + i * RECORD;
+    // Keys out of order: two records swapped, each with its own checksum.
+    for i in 0..count - 1 {
+        let mut bad = bytes.clone();
+        let (a, b) = (record(i), record(i + 1));
+        bad.copy_within(b..b + RECORD, a);
+        bad[b..b + RECORD].copy_from_slice(&bytes[a..a + RECORD]);
+        assert_eq!(
+            decides_as_yaml(bad, hook, &entry, &format!("swap {i}")),
+            Some(true)
+        );
+    }
+    // Offsets and lengths out of range, with checksums made for them: the
+    // bounds are checked whatever the checksum says.
+    for i in 0..count {
+        for (field, value) in [
+            (0, u32::MAX - 2),
+            (1, u32::MAX),
+            (2, bytes.len() as u32),
+            (3, u32::MAX / 4),
+        ] {
+            let mut bad = bytes.clone();
+            let r = record(i);
+            bad[r + field * 4..r + field * 4 + 4].copy_from_slice(&value.to_le_bytes());
+            let fields = bad[r..r + 16].to_vec();
+            let sum = tables::record_sum(at as u32, i as u32, &fields, &[]);
+            bad[r + 16..r + 24].copy_from_slice(&sum.to_le_bytes());
+            let what = format!("record {i} field {field}");
+            assert_eq!(decides_as_yaml(bad, hook, &entry, &what), Some(true));
+        }
+    }
+    // A rule's location pointing outside the body.
+    let locations = dir["locations"].as_u64().unwrap() as usize;
+    let rules = dir["rules"].as_u64().unwrap() as usize;
+    let mut caught = 0;
+    for i in 0..rules {
+        let mut bad = bytes.clone();
+        let r = body_at + locations + i * 16;
+        bad[r..r + 4].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        let fields = bad[r..r + 8].to_vec();
+        let sum = tables::record_sum(locations as u32, i as u32, &fields, &[]);
+        bad[r + 8..r + 16].copy_from_slice(&sum.to_le_bytes());
+        let what = format!("location {i}");
+        caught += usize::from(decides_as_yaml(bad, hook, &entry, &what).unwrap());
+    }
+    assert!(caught > 0);
+}
+
+#[test]
+fn a_damaged_entry_without_its_yaml_never_allows_what_a_rule_denies() {
+    // The YAML gone as well (no fallback): damaged rules fail, and a
+    // failing rule of a gate denies unless the policy says fail_open.
+    let hook = "pre_shell_exec";
+    let entry = entry_of(hook);
+    let bytes = &entry.bytes;
+    let (body_at, _) = directory(bytes);
+    for i in body_at..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 1 << (i % 8);
+        let Some(policy) = cache::decode(bad, "k1", hook, Box::new(|| None)) else {
+            continue;
+        };
+        for payload in every_part_payloads(hook) {
+            let want = decide(&entry.yaml, hook, &payload, CTX);
+            let got = decide(&policy, hook, &payload, CTX);
+            if want.deny.is_some() {
+                assert!(
+                    got.deny.is_some() || !got.errors.is_empty(),
+                    "byte {i}: {payload}"
+                );
+            }
+        }
     }
 }

@@ -31,6 +31,8 @@ pub enum InitHarness {
     Copilot,
     Windsurf,
     Cline,
+    Opencode,
+    Kiro,
 }
 
 /// Where the schemas go, relative to the policy directory.
@@ -179,6 +181,38 @@ const CLINE_TESTS: &str = "  - name: rm -rf is denied
     expect: { matched: [no-env-files], reply_includes: { cancel: true } }
 ";
 
+/// Test cases in the events hook-policy's OpenCode plugin sends
+/// (tool.execute.before with the tool's own arguments).
+const OPENCODE_TESTS: &str = "  - name: rm -rf is denied
+    harness: opencode
+    payload: { hook_event_name: tool.execute.before, tool: bash, sessionID: s, callID: c, args: { command: sudo rm -fr build, description: clean }, directory: /project, worktree: /project }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { decision: block } }
+  - name: ls passes
+    harness: opencode
+    payload: { hook_event_name: tool.execute.before, tool: bash, sessionID: s, callID: c, args: { command: ls -la, description: list }, directory: /project, worktree: /project }
+    expect: { reply: {} }
+  - name: writing .env is denied
+    harness: opencode
+    payload: { hook_event_name: tool.execute.before, tool: write, sessionID: s, callID: c, args: { filePath: /project/.env, content: TOKEN=x }, directory: /project, worktree: /project }
+    expect: { matched: [no-env-files], reply_includes: { decision: block } }
+";
+
+/// Test cases in Kiro CLI's preToolUse events (kiro.dev/docs/cli/hooks); a
+/// block is exit status 2.
+const KIRO_TESTS: &str = "  - name: rm -rf is denied
+    harness: kiro
+    payload: { hook_event_name: preToolUse, cwd: /project, tool_name: execute_bash, tool_input: { command: sudo rm -fr build } }
+    expect: { matched: [no-recursive-force-delete], reply_includes: { exit_status: 2 } }
+  - name: ls passes
+    harness: kiro
+    payload: { hook_event_name: preToolUse, cwd: /project, tool_name: execute_bash, tool_input: { command: ls -la } }
+    expect: { reply: {} }
+  - name: writing .env is denied
+    harness: kiro
+    payload: { hook_event_name: preToolUse, cwd: /project, tool_name: fs_write, tool_input: { command: create, path: /project/.env, file_text: TOKEN=x } }
+    expect: { matched: [no-env-files], reply_includes: { exit_status: 2 } }
+";
+
 pub fn run(args: InitArgs) -> ExitStatus {
     let dir = &args.dir;
     let tests = match args.harness {
@@ -190,6 +224,8 @@ pub fn run(args: InitArgs) -> ExitStatus {
         InitHarness::Copilot => COPILOT_TESTS,
         InitHarness::Windsurf => WINDSURF_TESTS,
         InitHarness::Cline => CLINE_TESTS,
+        InitHarness::Opencode => OPENCODE_TESTS,
+        InitHarness::Kiro => KIRO_TESTS,
     };
     let files: [(PathBuf, String); 4] = [
         (dir.join("policy.yaml"), POLICY.to_string()),
@@ -242,6 +278,12 @@ pub fn run(args: InitArgs) -> ExitStatus {
             format!("policy install windsurf --policy {d} --write --scope user")
         }
         InitHarness::Cline => format!("policy install cline --policy {d} --write --scope user"),
+        InitHarness::Opencode => {
+            format!("policy install opencode --policy {d} --write --scope user")
+        }
+        InitHarness::Kiro => {
+            format!("policy install kiro --policy {d} --settings ~/.kiro/agents/NAME.json")
+        }
     };
     outln!("  {install}");
     ExitStatus::Success

@@ -368,76 +368,6 @@ fn string_literal(expr: &IdedExpr) -> Option<String> {
     }
 }
 
-/// Literals sorted in byte order, for finding which of them occur in a
-/// short text without building an automaton (what a one-call process
-/// would otherwise spend most of its time on with thousands of literals).
-///
-/// At each position of the text, every literal that is a prefix of the
-/// rest `s` is also a prefix of `g`, the greatest literal not above `s`
-/// (it lies between itself and `s` in byte order, so `g` starts with it),
-/// and no longer than the common prefix of `g` and `s`. So one binary
-/// search finds the longest such literal or a shorter bound, and repeating
-/// it below that length finds the others: the same set of literals as an
-/// overlapping automaton search, for a binary search or two per byte.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SortedLiterals {
-    /// The bytes some literal starts with: other positions are skipped.
-    first_bytes: [u64; 4],
-}
-
-impl SortedLiterals {
-    /// Longer texts are searched with the automaton.
-    pub const MAX_TEXT: usize = 4096;
-
-    /// `Some` when `literals` are distinct, non-empty and in byte order.
-    pub fn check(literals: &[String]) -> Option<SortedLiterals> {
-        let ordered = literals
-            .windows(2)
-            .all(|w| w[0].as_bytes() < w[1].as_bytes());
-        if !ordered || literals.iter().any(String::is_empty) {
-            return None;
-        }
-        let mut first_bytes = [0u64; 4];
-        for l in literals {
-            let b = l.as_bytes()[0];
-            first_bytes[usize::from(b >> 6)] |= 1 << (b & 63);
-        }
-        Some(SortedLiterals { first_bytes })
-    }
-
-    /// Calls `found` with the position of every literal occurring in `text`
-    /// (once or more each).
-    pub fn each_occurring(&self, literals: &[String], text: &[u8], mut found: impl FnMut(usize)) {
-        for start in 0..text.len() {
-            let rest = &text[start..];
-            let b = rest[0];
-            if self.first_bytes[usize::from(b >> 6)] & (1 << (b & 63)) == 0 {
-                continue;
-            }
-            let mut limit = rest.len();
-            while limit > 0 {
-                let s = &rest[..limit];
-                let Some(at) = literals
-                    .partition_point(|l| l.as_bytes() <= s)
-                    .checked_sub(1)
-                else {
-                    break;
-                };
-                let greatest = literals[at].as_bytes();
-                let common = greatest.iter().zip(s).take_while(|(a, b)| a == b).count();
-                if greatest.len() == common {
-                    found(at);
-                    limit = common - 1;
-                } else {
-                    // `common < limit`: were `s` a prefix of `greatest`,
-                    // `greatest` would sort above `s`.
-                    limit = common;
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,33 +497,5 @@ mod tests {
         assert_eq!(disc("!(tool_name == 'a')"), None);
         assert_eq!(disc("tool_name != 'a'"), None);
         assert_eq!(disc("hook == 'pre_tool'"), None);
-    }
-
-    #[test]
-    fn sorted_literals_find_what_an_automaton_finds() {
-        let mut literals: Vec<String> = ["a", "ab", "abc", "b", "ba", "bab", "cab", "x-y", "ca"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        literals.sort();
-        let sorted = SortedLiterals::check(&literals).unwrap();
-        let automaton = aho_corasick::AhoCorasick::new(&literals).unwrap();
-        for text in [
-            "", "abcab", "xbabx", "x-y cab", "zzz", "c", "bababab", "ab", "cb",
-        ] {
-            let mut ours = Vec::new();
-            sorted.each_occurring(&literals, text.as_bytes(), |i| ours.push(i));
-            ours.sort();
-            ours.dedup();
-            let mut theirs: Vec<usize> = automaton
-                .find_overlapping_iter(text)
-                .map(|m| m.pattern().as_usize())
-                .collect();
-            theirs.sort();
-            theirs.dedup();
-            assert_eq!(ours, theirs, "{text}");
-        }
-        assert!(SortedLiterals::check(&["b".into(), "a".into()]).is_none());
-        assert!(SortedLiterals::check(&["a".into(), "a".into()]).is_none());
     }
 }

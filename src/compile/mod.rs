@@ -17,6 +17,7 @@ mod effects;
 pub mod index;
 mod plan;
 pub mod prepared;
+pub mod tables;
 mod tools;
 
 pub use effects::{Effects, IntValue, Text, TextPart, ValueTemplate};
@@ -115,8 +116,29 @@ pub struct CompiledPolicy {
 }
 
 impl CompiledPolicy {
+    /// The decision tree of `hook` (none for a policy read from its
+    /// prepared form: see [`CompiledPolicy::candidates`]).
     pub fn plan(&self, hook: &str) -> Option<&HookPlan> {
         self.plans.get(hook)
+    }
+
+    /// Candidate rules for a payload at `hook`, in decision order, and how
+    /// many rules the hook has; `None` when no rule applies to the hook.
+    pub fn candidates(
+        &self,
+        hook: &str,
+        payload: &serde_json::Value,
+        subjects: &crate::matchers::Subjects<'_>,
+    ) -> Option<(Vec<usize>, usize)> {
+        match &self.deferred {
+            Some(deferred) if deferred.hook() == hook => {
+                Some(deferred.candidates(payload, subjects))
+            }
+            _ => {
+                let plan = self.plans.get(hook)?;
+                Some((plan.candidates(payload, subjects), plan.rule_count()))
+            }
+        }
     }
 
     /// Rule `index` of the decision order (the numbers a [`HookPlan`]
@@ -132,7 +154,7 @@ impl CompiledPolicy {
     /// the rules its decisions visited, which include every rule that matched).
     pub fn find_rule(&self, id: &str) -> Option<&CompiledRule> {
         match &self.deferred {
-            Some(deferred) => deferred.compiled().find(|r| r.id == id),
+            Some(deferred) => deferred.find(id),
             None => self.rules.iter().find(|r| r.id == id),
         }
     }
@@ -140,7 +162,9 @@ impl CompiledPolicy {
     /// The hooks at least one rule applies to, in catalogue order.
     pub fn hooks(&self) -> Vec<&'static str> {
         catalogue::hook_names()
-            .filter(|h| self.plans.contains_key(h))
+            .filter(|h| {
+                self.plans.contains_key(h) || self.deferred.as_ref().is_some_and(|d| d.hook() == *h)
+            })
             .collect()
     }
 }

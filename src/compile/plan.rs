@@ -23,11 +23,6 @@ pub struct SubstringIndex {
     positions: HashMap<String, usize>,
     pub(super) rules: Vec<Vec<usize>>,
     automaton: Option<aho_corasick::AhoCorasick>,
-    /// For an index loaded from its prepared form: the literals are in byte
-    /// order, and each has the position of the longest other literal that
-    /// is a prefix of it. Short texts are then searched without building
-    /// the automaton (see [`index::SortedLiterals`]).
-    pub(super) sorted: Option<index::SortedLiterals>,
 }
 
 impl SubstringIndex {
@@ -38,7 +33,6 @@ impl SubstringIndex {
             positions: HashMap::new(),
             rules: Vec::new(),
             automaton: None,
-            sorted: None,
         }
     }
 
@@ -58,15 +52,11 @@ impl SubstringIndex {
     /// practice; if it did, every rule would stay a candidate. A contiguous
     /// NFA: built in a fraction of the time of a DFA, and searched nearly
     /// as fast over a command line or a path.
-    fn automaton_now(&self) -> Option<aho_corasick::AhoCorasick> {
-        aho_corasick::AhoCorasick::builder()
+    fn build(&mut self) {
+        self.automaton = aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(&self.literals)
-            .ok()
-    }
-
-    fn build(&mut self) {
-        self.automaton = self.automaton_now();
+            .ok();
     }
 }
 
@@ -129,7 +119,7 @@ pub struct GlobIndex {
 }
 
 impl GlobIndex {
-    fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
+    pub(super) fn collect(&self, path: &str, root: &str, home: Option<&str>, out: &mut Vec<usize>) {
         let patterns: Vec<&str> = self.patterns.iter().map(String::as_str).collect();
         self.compiled
             .with(&patterns, root, home, path, |set| match set {
@@ -182,28 +172,12 @@ impl HookPlan {
             }
         }
         for index in &self.substrings {
-            match (payload.get(&index.field), &index.automaton, &index.sorted) {
-                (Some(Json::String(text)), _, Some(sorted))
-                    if text.len() <= index::SortedLiterals::MAX_TEXT =>
-                {
-                    sorted.each_occurring(&index.literals, text.as_bytes(), |i| {
-                        out.extend_from_slice(&index.rules[i])
-                    });
-                }
-                (Some(Json::String(text)), Some(automaton), _) => {
+            match (payload.get(&index.field), &index.automaton) {
+                (Some(Json::String(text)), Some(automaton)) => {
                     for m in automaton.find_overlapping_iter(text.as_str()) {
                         out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
                     }
                 }
-                // A long text and a loaded index: the automaton, built now.
-                (Some(Json::String(text)), None, Some(_)) => match index.automaton_now() {
-                    Some(automaton) => {
-                        for m in automaton.find_overlapping_iter(text.as_str()) {
-                            out.extend_from_slice(&index.rules[m.pattern().as_usize()]);
-                        }
-                    }
-                    None => out.extend(index.rules.iter().flatten()),
-                },
                 _ => out.extend(index.rules.iter().flatten()),
             }
         }

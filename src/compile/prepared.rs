@@ -5,8 +5,9 @@
 //! the hook for that (CEL, regexes, globs) made a call cost grow with rules
 //! that could never match it: at 10,000 rules, 20 ms against 1 ms at 100.
 //! Here the tree built at compile time is stored ready to use (which rules
-//! each literal, program, host and glob leads to), and a call compiles only
-//! the candidates the tree returns, each at most once.
+//! each literal, program, host and glob leads to) in tables a call reads in
+//! place (src/compile/tables.rs), and a call compiles only the candidates
+//! the tree returns, each at most once.
 //!
 //! This module only turns a compiled hook into that form and back; where it
 //! is stored, and when it may be trusted, is the cache's business
@@ -14,10 +15,8 @@
 //! is the one `compile` built, and a rule compiled here goes through the
 //! same compiler, from the same rule mapping, with the same hook.
 
-use super::{
-    CompiledPolicy, CompiledRule, FieldIndex, GlobIndex, HookPlan, HostIndex, NeededProgramIndex,
-    ProgramIndex, RuleCompiler, SubstringIndex,
-};
+use super::tables::{self, Damaged, PlanTables};
+use super::{CompiledPolicy, CompiledRule, RuleCompiler};
 use crate::diagnostic::SourceFile;
 use crate::expr::stored_tree::StoredTrees;
 use crate::load::{tree::Node, LoadedRule};
@@ -26,196 +25,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
-
-/// Rule lists filed under strings (values, programs, hosts), stored as
-/// `[count, [key, rules], ...]` so that reading sizes the map once (growing
-/// maps of a thousand keys step by step was a tenth of a 10,000-rule call).
-#[derive(Debug)]
-struct Filed(HashMap<String, Vec<usize>>);
-
-impl Serialize for Filed {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut pairs: Vec<_> = self.0.iter().collect();
-        pairs.sort_unstable();
-        let mut seq = serializer.serialize_seq(Some(pairs.len() + 1))?;
-        seq.serialize_element(&pairs.len())?;
-        for pair in pairs {
-            seq.serialize_element(&pair)?;
-        }
-        seq.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Filed {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Pairs;
-        impl<'de> serde::de::Visitor<'de> for Pairs {
-            type Value = Filed;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a count, then [key, rules] pairs")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Filed, A::Error> {
-                use serde::de::Error;
-                let count: usize = seq
-                    .next_element()?
-                    .ok_or_else(|| A::Error::custom("count"))?;
-                // The count only sizes the map; a damaged one cannot make it huge.
-                let mut map = HashMap::with_capacity(count.min(1 << 20));
-                while let Some((key, rules)) = seq.next_element::<(String, Vec<usize>)>()? {
-                    map.insert(key, rules);
-                }
-                if map.len() != count {
-                    return Err(A::Error::custom("count"));
-                }
-                Ok(Filed(map))
-            }
-        }
-        deserializer.deserialize_seq(Pairs)
-    }
-}
-
-/// A required substring and the rules that require it.
-type Literal = (String, Vec<usize>);
-
-/// The decision tree of one hook as stored: [`HookPlan`] without its
-/// automaton and glob set, which are rebuilt from the literals and patterns.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct PlanForm {
-    rule_count: usize,
-    always: Vec<usize>,
-    fields: Vec<(String, Filed)>,
-    /// Per field, each literal with its rules, in byte order of the
-    /// literals (see [`super::index::SortedLiterals`]).
-    substrings: Vec<(String, Vec<Literal>)>,
-    programs: Option<Filed>,
-    /// The field, and the programs conditions over its commands need.
-    needed_programs: Option<(String, Filed)>,
-    /// Exact hosts, then domains.
-    hosts: Option<(Filed, Filed)>,
-    /// Each glob with its rule.
-    globs: Option<Vec<(String, usize)>>,
-}
-
-impl PlanForm {
-    pub fn of(plan: &HookPlan) -> PlanForm {
-        PlanForm {
-            rule_count: plan.rule_count,
-            always: plan.always.clone(),
-            fields: plan
-                .indexes
-                .iter()
-                .map(|i| (i.field.clone(), Filed(i.by_value.clone())))
-                .collect(),
-            substrings: plan
-                .substrings
-                .iter()
-                .map(|s| {
-                    let mut pairs: Vec<Literal> = s
-                        .literals
-                        .iter()
-                        .cloned()
-                        .zip(s.rules.iter().cloned())
-                        .collect();
-                    pairs.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                    (s.field.clone(), pairs)
-                })
-                .collect(),
-            programs: plan.programs.as_ref().map(|p| Filed(p.by_program.clone())),
-            needed_programs: plan
-                .needed_programs
-                .as_ref()
-                .map(|p| (p.field.clone(), Filed(p.by_program.clone()))),
-            hosts: plan
-                .hosts
-                .as_ref()
-                .map(|h| (Filed(h.exact.clone()), Filed(h.domains.clone()))),
-            globs: plan.globs.as_ref().map(|g| {
-                g.patterns
-                    .iter()
-                    .cloned()
-                    .zip(g.owners.iter().copied())
-                    .collect()
-            }),
-        }
-    }
-
-    /// The plan again, or `None` when a rule number is out of range (a
-    /// damaged entry: the caller falls back to the YAML).
-    pub fn into_plan(self, rules: usize) -> Option<HookPlan> {
-        let in_range = |list: &[usize]| list.iter().all(|&i| i < rules);
-        let maps_ok = |m: &Filed| m.0.values().all(|l| in_range(l));
-        let ok = self.rule_count <= rules
-            && in_range(&self.always)
-            && self.fields.iter().all(|(_, m)| maps_ok(m))
-            && self
-                .substrings
-                .iter()
-                .all(|(_, l)| l.iter().all(|(_, r)| in_range(r)))
-            && self.programs.as_ref().is_none_or(maps_ok)
-            && self
-                .needed_programs
-                .as_ref()
-                .is_none_or(|(_, m)| maps_ok(m))
-            && self
-                .hosts
-                .as_ref()
-                .is_none_or(|(a, b)| maps_ok(a) && maps_ok(b))
-            && self
-                .globs
-                .as_ref()
-                .is_none_or(|g| g.iter().all(|(_, i)| *i < rules));
-        if !ok {
-            return None;
-        }
-        let mut substrings = Vec::with_capacity(self.substrings.len());
-        for (field, pairs) in self.substrings {
-            let mut index = SubstringIndex::new(field);
-            for (literal, rules) in pairs {
-                index.literals.push(literal);
-                index.rules.push(rules);
-            }
-            // Short texts are searched in the sorted literals; the automaton
-            // is built only for the rare long one. `positions` only serves
-            // `add`, which a loaded index never sees.
-            index.sorted = Some(super::index::SortedLiterals::check(&index.literals)?);
-            substrings.push(index);
-        }
-        Some(HookPlan {
-            always: self.always,
-            indexes: self
-                .fields
-                .into_iter()
-                .map(|(field, by_value)| FieldIndex {
-                    field,
-                    by_value: by_value.0,
-                })
-                .collect(),
-            substrings,
-            programs: self.programs.map(|p| ProgramIndex { by_program: p.0 }),
-            needed_programs: self.needed_programs.map(|(field, p)| NeededProgramIndex {
-                field,
-                by_program: p.0,
-            }),
-            hosts: self.hosts.map(|(exact, domains)| HostIndex {
-                exact: exact.0,
-                domains: domains.0,
-            }),
-            globs: self.globs.map(|g| {
-                let (patterns, owners) = g.into_iter().unzip();
-                GlobIndex {
-                    patterns,
-                    owners,
-                    compiled: Default::default(),
-                }
-            }),
-            rule_count: self.rule_count,
-        })
-    }
-}
 
 /// One rule as stored: its mapping (as loaded from YAML), where it came
 /// from, its place in the loaded set, and what else of the loaded rule the
@@ -262,76 +71,187 @@ impl RuleForm {
     }
 }
 
-/// Rules of one hook kept as source, in decision order, compiled on first
-/// use. `text` holds every rule's JSON (and may hold more); `spans` say where each one is.
+/// One hook's prepared entry as read: the tables of its decision tree and
+/// its rules as source, in decision order, each compiled on first use.
+/// Nothing is read until a call needs it (see [`tables`]); whatever does
+/// not check out when read sends the call to the YAML instead, through
+/// `fallback`, so a damaged entry costs speed, never a decision.
 pub struct DeferredRules {
     hook: &'static str,
-    text: Vec<u8>,
-    spans: Vec<(usize, usize)>,
+    /// The whole entry, read or mapped.
+    text: Box<dyn AsRef<[u8]> + Send + Sync>,
+    /// Where the body starts in `text`: every offset is into the body.
+    body_at: usize,
+    /// The rules' locations: (offset, length, checksum) records.
+    records_at: u32,
+    plan: PlanTables,
+    built: tables::Built,
     slots: Vec<OnceLock<Box<Result<CompiledRule, String>>>>,
+    /// The policy compiled from its YAML, for when the entry is damaged.
+    fallback: Box<dyn Fn() -> Option<CompiledPolicy> + Send + Sync>,
+    yaml: OnceLock<Option<Box<CompiledPolicy>>>,
 }
 
 impl std::fmt::Debug for DeferredRules {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeferredRules")
             .field("hook", &self.hook)
-            .field("rules", &self.spans.len())
+            .field("rules", &self.slots.len())
             .finish()
     }
 }
 
+/// A rule's location record: offset and length (u32 each), checksum (u64).
+const LOCATION: usize = 16;
+
 impl DeferredRules {
-    /// `spans` must lie within `text` (checked: `None` otherwise).
+    /// `None` when the parts do not lie within `text` (checked: records
+    /// are checked as they are read).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         hook: &'static str,
-        text: Vec<u8>,
-        spans: Vec<(usize, usize)>,
+        text: Box<dyn AsRef<[u8]> + Send + Sync>,
+        body_at: usize,
+        records_at: u32,
+        rules: usize,
+        plan: PlanTables,
+        fallback: Box<dyn Fn() -> Option<CompiledPolicy> + Send + Sync>,
     ) -> Option<DeferredRules> {
-        let inside = spans
-            .iter()
-            .all(|&(start, len)| start.checked_add(len).is_some_and(|end| end <= text.len()));
-        if !inside {
+        let body_len = (*text).as_ref().len().checked_sub(body_at)?;
+        let records_end = (records_at as usize).checked_add(rules.checked_mul(LOCATION)?)?;
+        if records_end > body_len || !plan.fits(body_len, rules) {
             return None;
         }
-        let slots = std::iter::repeat_with(OnceLock::new)
-            .take(spans.len())
-            .collect();
+        let slots = std::iter::repeat_with(OnceLock::new).take(rules).collect();
         Some(DeferredRules {
             hook,
             text,
-            spans,
+            body_at,
+            records_at,
+            plan,
+            built: Default::default(),
             slots,
+            fallback,
+            yaml: OnceLock::new(),
         })
     }
 
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.slots.is_empty()
     }
 
-    /// Rule `index` (in decision order), compiled now if it was not yet.
-    /// An error means the stored rule does not compile as it did when it
-    /// was stored: the caller treats it as a rule failing at run time.
-    pub fn get(&self, index: usize) -> Result<&CompiledRule, &str> {
-        let slot = self.slots.get(index).ok_or("no such rule")?;
-        let compiled = slot.get_or_init(|| {
-            let (start, len) = self.spans[index];
-            Box::new(compile_stored(&self.text[start..start + len], self.hook))
-        });
-        match compiled.as_ref() {
-            Ok(rule) => Ok(rule),
-            Err(e) => Err(e),
+    pub fn hook(&self) -> &'static str {
+        self.hook
+    }
+
+    fn body(&self) -> &[u8] {
+        &(*self.text).as_ref()[self.body_at..]
+    }
+
+    /// The policy from the YAML, compiled the first time it is needed.
+    fn yaml(&self) -> Option<&CompiledPolicy> {
+        self.yaml
+            .get_or_init(|| (self.fallback)().map(Box::new))
+            .as_deref()
+    }
+
+    /// Whether something read so far did not check out.
+    pub fn fell_back(&self) -> bool {
+        self.yaml.get().is_some()
+    }
+
+    /// Candidate rules for a payload, in decision order, and how many rules
+    /// the hook has (see [`super::HookPlan::candidates`]).
+    pub fn candidates(
+        &self,
+        payload: &serde_json::Value,
+        subjects: &crate::matchers::Subjects<'_>,
+    ) -> (Vec<usize>, usize) {
+        let found = tables::candidates(
+            &self.plan,
+            self.body(),
+            self.len(),
+            &self.built,
+            payload,
+            subjects,
+        );
+        let Err(Damaged) = found else {
+            return (found.unwrap_or_default(), self.plan.rule_count());
+        };
+        match self.yaml() {
+            Some(yaml) => match yaml.plan(self.hook) {
+                Some(plan) => (plan.candidates(payload, subjects), plan.rule_count()),
+                None => (Vec::new(), 0),
+            },
+            // No YAML to fall back on: every rule is a candidate (the index
+            // only leaves out rules that cannot match), and those whose
+            // records are damaged fail as rules failing at run time.
+            None => ((0..self.len()).collect(), self.plan.rule_count()),
         }
     }
 
-    /// The rules compiled so far.
+    /// Rule `index`'s stored source, if its record checks out.
+    fn source(&self, index: usize) -> Result<&[u8], Damaged> {
+        let body = self.body();
+        let at = self.records_at as usize + index * LOCATION;
+        let fields = body.get(at..at + 8).ok_or(Damaged)?;
+        let word = |n: usize| {
+            fields
+                .get(n..n + 4)
+                .and_then(|w| w.try_into().ok())
+                .map(|w| u32::from_le_bytes(w) as usize)
+                .ok_or(Damaged)
+        };
+        let (start, len) = (word(0)?, word(4)?);
+        let sum = body
+            .get(at + 8..at + 16)
+            .and_then(|w| w.try_into().ok())
+            .map(u64::from_le_bytes)
+            .ok_or(Damaged)?;
+        let source = body.get(start..start + len).ok_or(Damaged)?;
+        let place = u32::try_from(index).map_err(|_| Damaged)?;
+        (tables::record_sum(self.records_at, place, fields, &[source]) == sum)
+            .then_some(source)
+            .ok_or(Damaged)
+    }
+
+    /// Rule `index` (in decision order), compiled now if it was not yet.
+    /// A rule whose record does not check out, or that does not compile as
+    /// it did when it was stored, is taken from the YAML; an error means
+    /// that failed too: the caller treats it as a rule failing at run time.
+    pub fn get(&self, index: usize) -> Result<&CompiledRule, &str> {
+        let slot = self.slots.get(index).ok_or("no such rule")?;
+        let compiled = slot.get_or_init(|| {
+            Box::new(match self.source(index) {
+                Ok(source) => compile_stored(source, self.hook),
+                Err(Damaged) => Err(String::new()),
+            })
+        });
+        match compiled.as_ref() {
+            Ok(rule) => Ok(rule),
+            Err(_) => match self.yaml() {
+                Some(yaml) => yaml.rule(index),
+                None => Err("the policy cache entry is damaged and the policy does not load; run `policy check`"),
+            },
+        }
+    }
+
+    /// The rules compiled from the entry so far.
     pub fn compiled(&self) -> impl Iterator<Item = &CompiledRule> {
         self.slots
             .iter()
             .filter_map(|s| s.get().and_then(|r| r.as_ref().as_ref().ok()))
+    }
+
+    /// A rule by id among those compiled so far, from the entry or the YAML.
+    pub fn find(&self, id: &str) -> Option<&CompiledRule> {
+        self.compiled()
+            .find(|r| r.id == id)
+            .or_else(|| self.yaml.get()?.as_ref()?.find_rule(id))
     }
 }
 
@@ -394,17 +314,13 @@ fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
 
 /// A policy for one hook that compiles its rules on demand.
 pub fn deferred_policy(
-    hook: &'static str,
-    plan: HookPlan,
     rules: DeferredRules,
     on_error: Option<crate::model::OnError>,
     log: Option<PathBuf>,
 ) -> CompiledPolicy {
-    let mut plans = HashMap::new();
-    plans.insert(hook, plan);
     CompiledPolicy {
         rules: Vec::new(),
-        plans,
+        plans: HashMap::new(),
         on_error,
         log,
         deferred: Some(rules),

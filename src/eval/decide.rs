@@ -119,12 +119,11 @@ pub fn decide(
     ctx: DecideContext<'_>,
 ) -> Decision {
     let mut decision = Decision::default();
-    let Some(plan) = policy.plan(hook) else {
+    let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
+    let Some((candidates, rule_count)) = policy.candidates(hook, payload, &subjects) else {
         return decision;
     };
-    let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
-    let candidates = plan.candidates(payload, &subjects);
-    decision.rules_for_hook = plan.rule_count();
+    decision.rules_for_hook = rule_count;
     decision.candidates = candidates.len();
     let resolver = PayloadResolver {
         payload,

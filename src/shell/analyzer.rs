@@ -60,6 +60,9 @@ struct Launched {
     appended: bool,
     /// What `{}` stands for (find's starting points).
     fill: Vec<Word>,
+    /// Wrapper options before this index were already read both ways
+    /// (see `wrappers::Stripped::alternatives`).
+    reading_from: usize,
 }
 
 /// A command as found, before wrappers are removed.
@@ -332,7 +335,28 @@ impl Analyzer {
             );
             return;
         }
-        let stripped = wrappers::strip(words);
+        let stripped = wrappers::strip_reading(words, launched.reading_from);
+        // A wrapper option we cannot place may take the next word as its
+        // value (`sudo --us root rm -rf /`): that reading is a command too.
+        for (words, reading_from) in &stripped.alternatives {
+            let mut via = context.via.clone();
+            via.push("wrapper option read with a value".into());
+            self.command(Candidate {
+                words: words.clone(),
+                assignments: assignments.clone(),
+                input: input.clone(),
+                writes: writes.clone(),
+                places: places.clone(),
+                launched: Launched {
+                    reading_from: *reading_from,
+                    ..launched.clone()
+                },
+                context: Context {
+                    via,
+                    ..context.clone()
+                },
+            });
+        }
         // Where the command runs, relative to the project root: its place in
         // its script seen from where the script started, unless a wrapper
         // changes directory (`sudo -i`, `env -C`, `systemd-run`).
@@ -511,6 +535,7 @@ impl Analyzer {
                     call,
                     appended,
                     fill,
+                    reading_from: 0,
                 },
                 context,
             },

@@ -8,6 +8,7 @@
 //! reached. A shell that reads its commands from standard input cannot be
 //! analysed and is reported as opaque.
 
+use super::long_options::{LongOptions, Takes};
 use super::walk::Input;
 use super::words::Word;
 use super::OpaqueKind;
@@ -111,7 +112,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "source" | "." => sourced_file(program, args, &mut launch),
         "xargs" => xargs(args, &mut launch),
         "find" => find_exec(args, &mut launch),
-        "parallel" => parallel(args, &mut launch),
+        "parallel" | "sem" | "env_parallel" => parallel(program, args, &mut launch),
         "watch" => watch(args, &mut launch),
         "flock" => flock(args, &mut launch),
         "su" | "runuser" => switch_user(program, args, &mut launch),
@@ -284,6 +285,73 @@ fn sourced_file(program: &str, args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// Most readings of one launcher's options (see [`operand_starts`]).
+const MAX_READINGS: usize = 8;
+
+/// Where the command of `xargs`/`parallel` may start: one index per way
+/// of reading options whose arity is [`Takes::Unsure`] (`--max-p 4` may be
+/// `--max-procs 4`). More readings than [`MAX_READINGS`] make the launched
+/// command unknown.
+fn operand_starts(
+    program: &str,
+    args: &[Word],
+    short_value: &str,
+    long: &LongOptions,
+    launch: &mut Launch,
+) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut pending = vec![0];
+    while let Some(from) = pending.pop() {
+        if starts.len() + pending.len() >= MAX_READINGS {
+            launch.opaque.push((
+                OpaqueKind::TooComplex,
+                format!("`{program}` options can be read more than {MAX_READINGS} ways"),
+            ));
+            break;
+        }
+        let mut i = from;
+        while let Some(text) = args.get(i).and_then(Word::static_text) {
+            if text == "--" {
+                i += 1;
+                break;
+            }
+            if let Some(name) = text.strip_prefix("--") {
+                if name.contains('=') {
+                    i += 1;
+                    continue;
+                }
+                match long.takes(name) {
+                    Takes::Value => i += 2,
+                    Takes::Flag => i += 1,
+                    Takes::Unsure => {
+                        pending.push(i + 2);
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+                break;
+            };
+            let mut consumed = 1;
+            for (at, flag) in cluster.char_indices() {
+                if short_value.contains(flag) {
+                    if cluster.len() == at + flag.len_utf8() {
+                        consumed = 2;
+                    }
+                    break;
+                }
+            }
+            i += consumed;
+        }
+        if !starts.contains(&i) {
+            starts.push(i);
+        }
+    }
+    starts.sort_unstable();
+    starts
+}
+
 /// Generic option scanner for launchers: returns the index of the first
 /// operand. `short_value`/`long_value` options take the next word when their
 /// value is not attached. A word not known statically ends the options.
@@ -315,31 +383,50 @@ fn first_operand(args: &[Word], short_value: &str, long_value: &[&str]) -> usize
     i
 }
 
+/// GNU xargs' long options, all of them (BSD xargs has none).
+const XARGS_LONG: LongOptions = LongOptions {
+    value: &[
+        "arg-file",
+        "delimiter",
+        "max-args",
+        "max-procs",
+        "max-chars",
+        "process-slot-var",
+    ],
+    // `--eof`, `--replace` and `--max-lines` take a value only after `=`.
+    flag: &[
+        "null",
+        "eof",
+        "replace",
+        "max-lines",
+        "interactive",
+        "no-run-if-empty",
+        "open-tty",
+        "exit",
+        "show-limits",
+        "verbose",
+        "help",
+        "version",
+    ],
+    complete: true,
+    ignore_case: false,
+};
+
 fn xargs(args: &[Word], launch: &mut Launch) {
     // BSD xargs also has `-J replstr`, `-R max` and `-S size`.
-    let start = first_operand(
-        args,
-        "adEIJLnPRSs",
-        &[
-            "arg-file",
-            "delimiter",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "process-slot-var",
-        ],
-    );
-    if start < args.len() {
-        let replace = xargs_replace_string(&args[..start]);
-        // Without a replace string the input is appended to the command.
-        let appended = replace.is_none();
-        launch.argv_filled(
-            args,
-            start..args.len(),
-            "xargs",
-            replace.as_deref(),
-            appended,
-        );
+    for start in operand_starts("xargs", args, "adEIJLnPRSs", &XARGS_LONG, launch) {
+        if start < args.len() {
+            let replace = xargs_replace_string(&args[..start]);
+            // Without a replace string the input is appended to the command.
+            let appended = replace.is_none();
+            launch.argv_filled(
+                args,
+                start..args.len(),
+                "xargs",
+                replace.as_deref(),
+                appended,
+            );
+        }
     }
 }
 
@@ -349,11 +436,15 @@ fn xargs_replace_string(options: &[Word]) -> Option<String> {
     let mut found = None;
     let mut words = options.iter().map(|w| w.text.as_str());
     while let Some(text) = words.next() {
-        if let Some(value) = text.strip_prefix("--replace") {
-            // An empty `--replace=` is read as `{}` so the input is not
-            // missed (fail closed: `{}` then stands for unknown text).
-            let value = value.strip_prefix('=').filter(|v| !v.is_empty());
-            found = Some(value.unwrap_or("{}").to_string());
+        if let Some((_, value)) = text
+            .strip_prefix("--")
+            .map(|long| long.split_once('=').unwrap_or((long, "")))
+            .filter(|(name, _)| !name.is_empty() && "replace".starts_with(name))
+        {
+            // `--rep` is `--replace`. An empty `--replace=` is read as `{}`
+            // so the input is not missed (fail closed: `{}` then stands for
+            // unknown text).
+            found = Some(if value.is_empty() { "{}" } else { value }.to_string());
         } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.starts_with('-')) {
             if let Some(at) = cluster.find(['I', 'i', 'J']) {
                 let rest = &cluster[at + 1..];
@@ -409,47 +500,188 @@ fn find_exec(args: &[Word], launch: &mut Launch) {
     }
 }
 
-fn parallel(args: &[Word], launch: &mut Launch) {
-    let start = first_operand(
-        args,
-        "jPSadEILNnsC",
-        &[
-            "jobs",
-            "sshlogin",
-            "arg-file",
-            "delimiter",
-            "colsep",
-            "results",
-            "joblog",
-            "timeout",
-            "delay",
-            "halt",
-            "tmpdir",
-            "workdir",
-            "wd",
-            "env",
-            "basefile",
-            "return",
-            "sshloginfile",
-            "memfree",
-            "load",
-            "nice",
-            "retries",
-            "tagstring",
-            "max-args",
-            "max-replace-args",
-            "max-lines",
-            "max-chars",
-            "replace",
-        ],
-    );
+/// GNU parallel's long options that take a value, and common ones that
+/// do not. The list is not complete (parallel has well over a hundred), so
+/// anything else is read both ways.
+const PARALLEL_LONG: LongOptions = LongOptions {
+    value: &[
+        "jobs",
+        "max-procs",
+        "sshlogin",
+        "sshloginfile",
+        "slf",
+        "arg-file",
+        "arg-sep",
+        "arg-file-sep",
+        "delimiter",
+        "colsep",
+        "results",
+        "res",
+        "output-as-files",
+        "joblog",
+        "timeout",
+        "delay",
+        "halt",
+        "halt-on-error",
+        "tmpdir",
+        "tempdir",
+        "workdir",
+        "wd",
+        "env",
+        "basefile",
+        "bf",
+        "return",
+        "memfree",
+        "memsuspend",
+        "load",
+        "nice",
+        "retries",
+        "tagstring",
+        "ctag",
+        "ctagstring",
+        "max-args",
+        "max-replace-args",
+        "max-chars",
+        "extensionreplace",
+        "er",
+        "basenamereplace",
+        "bnr",
+        "dirnamereplace",
+        "dnr",
+        "basenameextensionreplace",
+        "bner",
+        "seqreplace",
+        "slotreplace",
+        "rpl",
+        "parens",
+        "block",
+        "block-size",
+        "blocksize",
+        "blocktimeout",
+        "bt",
+        "recend",
+        "recstart",
+        "header",
+        "ssh",
+        "sshdelay",
+        "termseq",
+        "term-seq",
+        "transferfile",
+        "tf",
+        "trc",
+        "trim",
+        "shard",
+        "bin",
+        "group-by",
+        "filter",
+        "limit",
+        "profile",
+        "semaphorename",
+        "id",
+        "semaphoretimeout",
+        "st",
+        "sqlmaster",
+        "sqlworker",
+        "sqlandworker",
+        "sql",
+        "total-jobs",
+        "total",
+        "template",
+        "tmpl",
+        "compress-program",
+        "decompress-program",
+        "shell-completion",
+    ],
+    flag: &[
+        "keep-order",
+        "line-buffer",
+        "lb",
+        "group",
+        "ungroup",
+        "tag",
+        "bar",
+        "progress",
+        "eta",
+        "verbose",
+        "dry-run",
+        "dryrun",
+        "null",
+        "quote",
+        "xargs",
+        "pipe",
+        "pipe-part",
+        "plus",
+        "no-run-if-empty",
+        "shuf",
+        "will-cite",
+        "nonall",
+        "onall",
+        "fg",
+        "bg",
+        "wait",
+        "semaphore",
+        "tty",
+        "tmux",
+        "tmuxpane",
+        "csv",
+        "cat",
+        "fifo",
+        "round-robin",
+        "round",
+        "link",
+        "xapply",
+        "keep",
+        "files",
+        "files0",
+        "resume",
+        "resume-failed",
+        "retry-failed",
+        "interactive",
+        "shebang",
+        "shebang-wrap",
+        "skip-first-line",
+        "compress",
+        "cleanup",
+        "transfer",
+        "silent",
+        "latest-line",
+        "color",
+        "color-failed",
+        "plain",
+        "regexp",
+        "remove-rec-sep",
+        "rrs",
+        "help",
+        "version",
+        "citation",
+    ],
+    complete: false,
+    ignore_case: true,
+};
+
+/// GNU parallel, its `sem` (`parallel --semaphore`) and `env_parallel`.
+fn parallel(program: &str, args: &[Word], launch: &mut Launch) {
+    let semaphore = program == "sem";
+    for start in operand_starts("parallel", args, "jPSadEILNnsCJUD", &PARALLEL_LONG, launch) {
+        parallel_from(start, semaphore, args, launch);
+    }
+}
+
+/// One reading of a parallel line whose command starts at `start`.
+fn parallel_from(start: usize, semaphore: bool, args: &[Word], launch: &mut Launch) {
     let end = args[start.min(args.len())..]
         .iter()
         .position(|w| is_input_separator(&w.text))
         .map_or(args.len(), |p| start + p);
     let inputs = parallel_inputs(&args[end.min(args.len())..]);
-    if start >= end {
+    let strings = ReplacementStrings::from_options(&args[..start.min(args.len())]);
+    // A command that is only the replacement string (`parallel {} ::: 'cmd'`)
+    // runs each value as a command line, as no command does.
+    let only_value = end == start + 1 && args[start].text == strings.replace;
+    if start >= end || (only_value && !semaphore) {
         match inputs {
+            // `sem --wait` only waits.
+            _ if semaphore => {}
             // `parallel ::: 'cmd 1' 'cmd 2'` runs each argument as a command line.
             ParallelInput::Known(lines) => {
                 for line in lines {
@@ -467,7 +699,6 @@ fn parallel(args: &[Word], launch: &mut Launch) {
         }
         return;
     }
-    let replace = parallel_replace_string(&args[..start]);
     let command = &args[start..end];
     launch.foreign.push(start..end);
     // parallel joins the command's words with spaces and hands the line to
@@ -478,7 +709,9 @@ fn parallel(args: &[Word], launch: &mut Launch) {
     if !blank(&command[0]) && command[1..].iter().any(blank) {
         readings.push(false);
     }
+    // `sem` runs its command once, as written.
     let values: Vec<Option<&Word>> = match &inputs {
+        _ if semaphore => Vec::new(),
         ParallelInput::Known(values) if !values.is_empty() => values
             .iter()
             .take(MAX_PARALLEL_VALUES)
@@ -486,15 +719,19 @@ fn parallel(args: &[Word], launch: &mut Launch) {
             .collect(),
         _ => vec![None],
     };
-    let has_placeholder = command
-        .iter()
-        .any(|w| w.text.contains(replace.as_str()) || has_parallel_placeholder(&w.text));
+    if semaphore {
+        for &joined in &readings {
+            push_parallel_command(command.to_vec(), joined, launch);
+        }
+        return;
+    }
+    let has_placeholder = command.iter().any(|w| strings.certain(&w.text));
     for value in values {
         for &joined in &readings {
             // parallel quotes input values it puts into the line it hands to a shell.
             let mut words: Vec<Word> = command
                 .iter()
-                .map(|w| fill_parallel(w, &replace, value, joined))
+                .map(|w| strings.fill(w, value, joined))
                 .collect();
             if !has_placeholder {
                 // Without a replacement string the input is appended.
@@ -504,25 +741,30 @@ fn parallel(args: &[Word], launch: &mut Launch) {
                         ..v.clone()
                     },
                     Some(v) => v.clone(),
+                    None if joined => Word::literal(RUN_TIME_VALUE),
                     None => Word {
-                        text: replace.clone(),
+                        text: strings.replace.clone(),
                         literal: false,
                         pattern: false,
                     },
                 });
             }
-            if joined {
-                launch.nested.push(joined_script(&words, "parallel"));
-            } else {
-                launch.nested.push(Nested::Argv {
-                    words,
-                    via: "parallel".into(),
-                    call: None,
-                    appended: false,
-                    fill: Vec::new(),
-                });
-            }
+            push_parallel_command(words, joined, launch);
         }
+    }
+}
+
+fn push_parallel_command(words: Vec<Word>, joined: bool, launch: &mut Launch) {
+    if joined {
+        launch.nested.push(joined_script(&words, "parallel"));
+    } else {
+        launch.nested.push(Nested::Argv {
+            words,
+            via: "parallel".into(),
+            call: None,
+            appended: false,
+            fill: Vec::new(),
+        });
     }
 }
 
@@ -567,69 +809,228 @@ fn parallel_inputs(sources: &[Word]) -> ParallelInput<'_> {
     ParallelInput::Known(values)
 }
 
-/// The replacement string (`-I R`, `--replace=R`; `{}` by default).
-fn parallel_replace_string(options: &[Word]) -> String {
-    let mut found = "{}".to_string();
-    let mut words = options.iter().map(|w| w.text.as_str());
-    while let Some(text) = words.next() {
-        if let Some(value) = text.strip_prefix("--replace") {
-            found = value.strip_prefix('=').unwrap_or("{}").to_string();
-        } else if let Some(rest) = text.strip_prefix("-I") {
-            found = if rest.is_empty() {
-                words.next().unwrap_or("{}").to_string()
-            } else {
-                rest.to_string()
-            };
-        } else if text == "-i" {
-            found = "{}".to_string();
+/// What parallel replaces in its command: `{}` (or the `-I` string) by the
+/// input value, and derived forms (`{.}`, `{//}`, `{=perl=}`, strings set by
+/// `--dnr`, `--rpl`, ...) by text computed from it at run time.
+struct ReplacementStrings {
+    /// The string replaced by the value itself.
+    replace: String,
+    /// Strings replaced by text derived from the value (`--er`, `--bnr`,
+    /// `--dnr`, `--bner`, `--seqreplace`, `--slotreplace`, `--rpl` tags).
+    derived: Vec<String>,
+    /// `--plus`, `--rpl`, `--parens` or `--header` make more `{...}` forms
+    /// replacement strings than are listed here.
+    open_ended: bool,
+}
+
+impl ReplacementStrings {
+    fn from_options(options: &[Word]) -> Self {
+        let mut strings = ReplacementStrings {
+            replace: "{}".into(),
+            derived: Vec::new(),
+            open_ended: false,
+        };
+        let mut words = options.iter().map(|w| w.text.as_str()).peekable();
+        while let Some(text) = words.next() {
+            if let Some(long) = text.strip_prefix("--") {
+                let (name, attached) = match long.split_once('=') {
+                    Some((name, value)) => (name.to_ascii_lowercase(), Some(value)),
+                    None => (long.to_ascii_lowercase(), None),
+                };
+                let takes_value = PARALLEL_LONG.takes(&name) == Takes::Value;
+                let mut value = || {
+                    attached
+                        .map(str::to_string)
+                        .or_else(|| words.next().map(str::to_string))
+                        .unwrap_or_default()
+                };
+                match name.as_str() {
+                    // `--replace [R]`: Getopt::Long takes a next word that is
+                    // not an option as the optional value.
+                    "replace" => {
+                        strings.replace = match attached {
+                            Some(v) if !v.is_empty() => v.to_string(),
+                            Some(_) => "{}".to_string(),
+                            None => match words.peek() {
+                                Some(next) if !next.starts_with('-') => {
+                                    words.next().unwrap_or("{}").to_string()
+                                }
+                                _ => "{}".to_string(),
+                            },
+                        }
+                    }
+                    "extensionreplace"
+                    | "er"
+                    | "basenamereplace"
+                    | "bnr"
+                    | "dirnamereplace"
+                    | "dnr"
+                    | "basenameextensionreplace"
+                    | "bner"
+                    | "seqreplace"
+                    | "slotreplace" => {
+                        let v = value();
+                        if !v.is_empty() {
+                            strings.derived.push(v);
+                        }
+                    }
+                    "rpl" => {
+                        let v = value();
+                        if let Some(tag) = v.split_whitespace().next() {
+                            strings.derived.push(tag.to_string());
+                        }
+                        strings.open_ended = true;
+                    }
+                    "plus" | "parens" | "header" => {
+                        strings.open_ended = true;
+                        if takes_value && attached.is_none() {
+                            words.next();
+                        }
+                    }
+                    _ if takes_value && attached.is_none() => {
+                        words.next();
+                    }
+                    _ => {}
+                }
+            } else if let Some(rest) = text.strip_prefix("-I") {
+                strings.replace = if rest.is_empty() {
+                    words.next().unwrap_or("{}").to_string()
+                } else {
+                    rest.to_string()
+                };
+            } else if let Some(rest) = text.strip_prefix("-U") {
+                let v = if rest.is_empty() {
+                    words.next().unwrap_or_default().to_string()
+                } else {
+                    rest.to_string()
+                };
+                if !v.is_empty() {
+                    strings.derived.push(v);
+                }
+            } else if text == "-i" {
+                strings.replace = "{}".to_string();
+            }
+        }
+        strings
+    }
+
+    /// `text` holds a replacement string parallel surely replaces, so the
+    /// input is not appended.
+    fn certain(&self, text: &str) -> bool {
+        text.contains(self.replace.as_str())
+            || self.derived.iter().any(|d| text.contains(d.as_str()))
+            || has_parallel_placeholder(text)
+    }
+
+    /// `text` may hold one: certain ones, or any `{...}` when the options
+    /// allow more forms than are known here. Such words are only known at
+    /// run time; an uncertain one does not stop the input being appended.
+    fn possible(&self, text: &str) -> bool {
+        self.certain(text) || (self.open_ended && braced(text))
+    }
+
+    /// A command word with the input value put in for the replacement
+    /// string. Words holding a value only known at run time (from standard
+    /// input, or derived from it: `{.}`, `{=perl=}`) are data parallel
+    /// quotes: in the line it hands to a shell (`joined`) they read as a
+    /// quoted expansion, so the code around them stays known; as a word of
+    /// their own they are not literal.
+    fn fill(&self, word: &Word, value: Option<&Word>, joined: bool) -> Word {
+        if !self.possible(&word.text) {
+            return word.clone();
+        }
+        let derived = has_parallel_placeholder(&word.text)
+            || self.derived.iter().any(|d| word.text.contains(d.as_str()))
+            || (self.open_ended && braced(&word.text.replace(self.replace.as_str(), "")));
+        match value {
+            Some(v) if !derived => Word {
+                text: word.text.replace(
+                    self.replace.as_str(),
+                    &if joined {
+                        shell_quote(&v.text)
+                    } else {
+                        v.text.clone()
+                    },
+                ),
+                literal: word.literal && v.literal,
+                pattern: word.pattern || v.pattern,
+            },
+            _ if joined => Word {
+                text: self.marked(&word.text),
+                ..word.clone()
+            },
+            _ => Word {
+                literal: false,
+                ..word.clone()
+            },
         }
     }
-    found
+
+    /// `text` with each replacement string written as a quoted expansion
+    /// (see [`RUN_TIME_VALUE`]).
+    fn marked(&self, text: &str) -> String {
+        let mut out = text.replace(self.replace.as_str(), RUN_TIME_VALUE);
+        for d in &self.derived {
+            out = out.replace(d.as_str(), RUN_TIME_VALUE);
+        }
+        let mut marked = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(open) = rest.find('{') {
+            let group = &rest[open..];
+            let len = placeholder_len(group).or_else(|| {
+                self.open_ended
+                    .then(|| group.find('}').map(|c| c + 1))
+                    .flatten()
+            });
+            match len {
+                Some(len) => {
+                    marked.push_str(&rest[..open]);
+                    marked.push_str(RUN_TIME_VALUE);
+                    rest = &group[len..];
+                }
+                None => {
+                    marked.push_str(&rest[..=open]);
+                    rest = &group[1..];
+                }
+            }
+        }
+        marked.push_str(rest);
+        marked
+    }
 }
 
-/// parallel's other replacement strings: `{.}`, `{/}`, `{//}`, `{/.}`,
-/// `{#}`, `{%}`, `{1}`, `{2.}`, ...
-fn has_parallel_placeholder(text: &str) -> bool {
+/// How a value only known at run time is written into the line parallel
+/// hands to a shell: a quoted expansion of a variable no shell sets, so
+/// paths holding it are unknown and the code around it is not.
+const RUN_TIME_VALUE: &str = "\"${parallel_input}\"";
+
+/// The length of the built-in replacement string `text` starts with.
+fn placeholder_len(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    bytes.iter().enumerate().any(|(i, &b)| {
-        b == b'{'
-            && bytes[i + 1..]
-                .iter()
-                .position(|&c| c == b'}')
-                .is_some_and(|len| {
-                    len > 0
-                        && bytes[i + 1..i + 1 + len]
-                            .iter()
-                            .all(|c| b"./#%0123456789".contains(c))
-                })
-    })
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let rest = &bytes[1..];
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    if rest.get(digits) == Some(&b'=') {
+        return text[2 + digits..].find("=}").map(|at| 2 + digits + at + 2);
+    }
+    let len = rest.iter().position(|&c| c == b'}')?;
+    (len > 0 && rest[..len].iter().all(|c| b"./#%0123456789".contains(c))).then_some(len + 2)
 }
 
-/// A command word with the input value put in for `replace`; words holding
-/// a replacement string that is not filled in are only known at run time.
-fn fill_parallel(word: &Word, replace: &str, value: Option<&Word>, quote: bool) -> Word {
-    let other = has_parallel_placeholder(&word.text);
-    if !word.text.contains(replace) && !other {
-        return word.clone();
-    }
-    match value {
-        Some(v) if !other => Word {
-            text: word.text.replace(
-                replace,
-                &if quote {
-                    shell_quote(&v.text)
-                } else {
-                    v.text.clone()
-                },
-            ),
-            literal: word.literal && v.literal,
-            pattern: word.pattern || v.pattern,
-        },
-        _ => Word {
-            literal: false,
-            ..word.clone()
-        },
-    }
+/// A `{` later closed by `}`.
+fn braced(text: &str) -> bool {
+    text.find('{')
+        .is_some_and(|open| text[open + 1..].contains('}'))
+}
+
+/// parallel's built-in replacement strings other than `{}`: `{.}`, `{/}`,
+/// `{//}`, `{/.}`, `{#}`, `{%}`, `{1}`, `{2.}`, ..., and perl expressions
+/// `{=...=}`, `{3=...=}`.
+fn has_parallel_placeholder(text: &str) -> bool {
+    text.match_indices('{')
+        .any(|(at, _)| placeholder_len(&text[at..]).is_some())
 }
 
 /// `text` quoted for a shell when it holds anything but plain characters.
@@ -659,38 +1060,62 @@ fn tool_runner(program: &str, args: &[Word], launch: &mut Launch) {
         return;
     }
     let rest = &args[1..];
-    let start = 1 + first_operand(
-        rest,
-        "pnC",
-        &[
-            "with",
-            "with-requirements",
-            "with-editable",
-            "python",
-            "project",
-            "directory",
-            "package",
-            "extra",
-            "group",
-            "env-file",
-            "index",
-            "index-url",
-            "name",
-            "prefix",
-            "cwd",
-            "env",
-            "filter",
-            "dir",
-        ],
-    );
-    if start < args.len() {
-        launch.argv(
-            args,
-            start..args.len(),
-            format!("{program} {}", args[0].text),
-        );
+    for start in operand_starts(program, rest, "pnC", &TOOL_RUNNER_LONG, launch) {
+        let start = start + 1;
+        if start < args.len() {
+            launch.argv(
+                args,
+                start..args.len(),
+                format!("{program} {}", args[0].text),
+            );
+        }
     }
 }
+
+/// Long options of `uv run`, `poetry run`, `bundle exec`, `pnpm exec`,
+/// `conda run`, ... before the command.
+const TOOL_RUNNER_LONG: LongOptions = LongOptions {
+    value: &[
+        "with",
+        "with-requirements",
+        "with-editable",
+        "python",
+        "project",
+        "directory",
+        "package",
+        "extra",
+        "group",
+        "env-file",
+        "index",
+        "index-url",
+        "name",
+        "prefix",
+        "cwd",
+        "env",
+        "filter",
+        "dir",
+    ],
+    flag: &[
+        "frozen",
+        "locked",
+        "no-sync",
+        "isolated",
+        "all-packages",
+        "all-extras",
+        "no-dev",
+        "no-project",
+        "offline",
+        "quiet",
+        "verbose",
+        "silent",
+        "recursive",
+        "workspace-root",
+        "no-capture-output",
+        "live-stream",
+    ],
+    complete: false,
+    ignore_case: false,
+};
 
 /// `npx [options] command args...`; `npx -c 'code'` runs code in a shell.
 fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
@@ -702,45 +1127,100 @@ fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
         });
         return;
     }
-    let start = first_operand(args, "p", &["package", "node-options"]);
-    if start < args.len() {
-        launch.argv(args, start..args.len(), program);
+    // npm's option parser takes abbreviations too (`--pack` is `--package`).
+    const LONG: LongOptions = LongOptions {
+        value: &["package", "node-options"],
+        flag: &[
+            "yes",
+            "no",
+            "quiet",
+            "ignore-existing",
+            "prefer-offline",
+            "prefer-online",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for start in operand_starts(program, args, "p", &LONG, launch) {
+        if start < args.len() {
+            launch.argv(args, start..args.len(), program);
+        }
     }
 }
 
 fn watch(args: &[Word], launch: &mut Launch) {
-    let start = first_operand(args, "nq", &["interval", "equexit"]);
-    let exec_mode = args[..start.min(args.len())].iter().any(|w| {
-        w.text == "--exec"
-            || (!w.text.starts_with("--") && w.text.starts_with('-') && w.text.contains('x'))
-    });
-    if start >= args.len() {
-        return;
-    }
-    if exec_mode {
-        launch.argv(args, start..args.len(), "watch");
-    } else {
-        launch.joined(args, start..args.len(), "watch");
+    const LONG: LongOptions = LongOptions {
+        value: &["interval", "equexit"],
+        flag: &[
+            "differences",
+            "exec",
+            "beep",
+            "errexit",
+            "chgexit",
+            "color",
+            "no-color",
+            "no-title",
+            "no-wrap",
+            "no-linewrap",
+            "precise",
+            "help",
+            "version",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for start in operand_starts("watch", args, "nq", &LONG, launch) {
+        let exec_mode = args[..start.min(args.len())].iter().any(|w| {
+            (w.text.len() > 3 && "--exec".starts_with(w.text.as_str()))
+                || (!w.text.starts_with("--") && w.text.starts_with('-') && w.text.contains('x'))
+        });
+        if start >= args.len() {
+            continue;
+        }
+        if exec_mode {
+            launch.argv(args, start..args.len(), "watch");
+        } else {
+            launch.joined(args, start..args.len(), "watch");
+        }
     }
 }
 
 /// `flock [options] FILE COMMAND [ARGS]` or `flock [options] FILE -c 'code'`;
 /// flock only looks for `-c` right after the file.
 fn flock(args: &[Word], launch: &mut Launch) {
-    let file = first_operand(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
-    let start = file + 1;
-    match args.get(start).map(|w| w.text.as_str()) {
-        Some("-c" | "--command") => {
-            if let Some(code) = args.get(start + 1) {
-                launch.nested.push(Nested::Script {
-                    source: code.text.clone(),
-                    via: "flock -c".into(),
-                    literal: code.literal,
-                });
+    const LONG: LongOptions = LongOptions {
+        value: &["timeout", "wait", "conflict-exit-code"],
+        flag: &[
+            "shared",
+            "exclusive",
+            "nonblock",
+            "nb",
+            "unlock",
+            "close",
+            "no-fork",
+            "verbose",
+            "fcntl",
+            "help",
+            "version",
+        ],
+        complete: false,
+        ignore_case: false,
+    };
+    for file in operand_starts("flock", args, "wE", &LONG, launch) {
+        let start = file + 1;
+        match args.get(start).map(|w| w.text.as_str()) {
+            Some("-c" | "--command") => {
+                if let Some(code) = args.get(start + 1) {
+                    launch.nested.push(Nested::Script {
+                        source: code.text.clone(),
+                        via: "flock -c".into(),
+                        literal: code.literal,
+                    });
+                }
             }
+            Some(_) => launch.argv(args, start..args.len(), "flock"),
+            None => {}
         }
-        Some(_) => launch.argv(args, start..args.len(), "flock"),
-        None => {}
     }
 }
 
@@ -1280,11 +1760,104 @@ mod tests {
         let launch = inspect("parallel", &words, None);
         assert_eq!(scripts(&launch), [("parallel", "gzip -9 a.log")]);
         assert!(argvs(&launch).is_empty());
-        let launch = inspect("parallel", &args("cp {} {.}.bak ::: 'a b'"), None);
+        // A value derived at run time reads as a quoted expansion in the
+        // line: the code around it stays known.
+        let launch = inspect("parallel", &args("cp {} {.}.bak ::: a"), None);
+        assert_eq!(
+            scripts(&launch),
+            [("parallel", "cp a \"${parallel_input}\".bak")]
+        );
         assert!(matches!(
             &launch.nested[0],
-            Nested::Script { literal: false, .. }
+            Nested::Script { literal: true, .. }
         ));
+    }
+
+    #[test]
+    fn parallel_values_computed_at_run_time_are_unknown() {
+        let line = |text: &str| {
+            scripts(&inspect("parallel", &args(text), None))[0]
+                .1
+                .to_string()
+        };
+        // Perl expressions, positional or not.
+        assert_eq!(
+            line("rm -rf {=s:a:/:=} ::: a"),
+            "rm -rf \"${parallel_input}\""
+        );
+        assert_eq!(
+            line("rm -rf {1=$_=1=} ::: a"),
+            "rm -rf \"${parallel_input}\""
+        );
+        // Strings defined by options stand for a value derived from the input.
+        for options in ["--dnr D", "--er D", "-U D", "--bnr D", "--seqreplace D"] {
+            assert_eq!(
+                line(&format!("{options} rm -rf D ::: a")),
+                "rm -rf \"${parallel_input}\"",
+                "{options}"
+            );
+        }
+        // With --rpl, --plus or --header any braces may be one; the input
+        // is still appended, since they may not be.
+        assert_eq!(
+            line("--header : rm -rf {a} ::: a"),
+            "rm -rf \"${parallel_input}\" a"
+        );
+        // A command that is only the replacement string runs the values.
+        let mut words = args("{} :::");
+        words.push(Word::literal("rm -rf /"));
+        assert_eq!(
+            scripts(&inspect("parallel", &words, None)),
+            [("parallel :::", "rm -rf /")]
+        );
+    }
+
+    #[test]
+    fn sem_and_env_parallel_are_parallel() {
+        let launch = inspect("sem", &args("-j4 rm -rf /"), None);
+        assert_eq!(scripts(&launch), [("parallel", "rm -rf /")]);
+        assert!(inspect("sem", &args("--wait"), None).nested.is_empty());
+        assert!(inspect("sem", &args("--wait"), None).opaque.is_empty());
+        let launch = inspect("env_parallel", &args("rm -rf ::: /"), None);
+        assert_eq!(scripts(&launch), [("parallel", "rm -rf /")]);
+    }
+
+    #[test]
+    fn launcher_options_of_unknown_arity_are_read_both_ways() {
+        // xargs knows all its long options, so prefixes are read as them.
+        let launch = inspect("xargs", &args("--max-p 4 rm -rf"), None);
+        assert_eq!(
+            argvs(&launch),
+            [(
+                "xargs".to_string(),
+                vec!["rm".to_string(), "-rf".to_string()]
+            )]
+        );
+        let launch = inspect("xargs", &args("--nu rm -rf"), None);
+        assert_eq!(argvs(&launch)[0].1[0], "rm");
+        assert_eq!(xargs_replace_string(&args("--rep")), Some("{}".into()));
+        assert_eq!(xargs_replace_string(&args("--re=X")), Some("X".into()));
+        // parallel's list is partial: an unlisted option is read both ways.
+        let launch = inspect("parallel", &args("--frob 4 rm -rf ::: /"), None);
+        assert_eq!(
+            scripts(&launch),
+            [("parallel", "4 rm -rf /"), ("parallel", "rm -rf /")]
+        );
+        // Getopt::Long ignores case.
+        let launch = inspect("parallel", &args("--JOBS 4 rm -rf ::: /"), None);
+        assert_eq!(scripts(&launch), [("parallel", "rm -rf /")]);
+        // watch and flock (getopt_long) and npx (npm's parser) take
+        // abbreviations too.
+        let launch = inspect("watch", &args("--int 5 rm -rf /"), None);
+        assert!(scripts(&launch).contains(&("watch", "rm -rf /")));
+        let launch = inspect("flock", &args("--time 5 /tmp/l rm -rf /"), None);
+        assert!(argvs(&launch).iter().any(|(_, w)| w[0] == "rm"));
+        let launch = inspect("npx", &args("--pack cowsay rm -rf /"), None);
+        assert!(argvs(&launch).iter().any(|(_, w)| w[0] == "rm"));
+        // Too many ways to read a line make it unknown.
+        let many = "--a --b --c --d --e --f --g --h rm -rf ::: /";
+        let launch = inspect("parallel", &args(many), None);
+        assert_eq!(launch.opaque[0].0, OpaqueKind::TooComplex);
     }
 
     #[test]

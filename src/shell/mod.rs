@@ -36,6 +36,7 @@ mod cwd;
 mod flags;
 mod inline;
 mod launchers;
+mod long_options;
 mod split;
 mod syntax;
 mod targets;

@@ -907,6 +907,12 @@ fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
         if path == home || within(home, path) {
             return TargetClass::Home;
         }
+        // A home the project holds (an agent started in `/`, `/home` or a
+        // directory above its home) keeps the user's files, not the
+        // project's: `rm -rf ~/.ssh` is not cleanup there either.
+        if home != root && within(home, root) && within(path, home) {
+            return TargetClass::Outside;
+        }
     }
     if root == "/" && is_system_path(path) {
         return TargetClass::System;
@@ -990,7 +996,12 @@ mod tests {
             ("/", "/", ProjectRoot),
             ("~/*", "/home/u", Home),
             ("*", "/home/u", Home),
-            ("~/proj/build", "/home", InsideProject),
+            // What the home holds is the user's, not the project's.
+            ("~/proj/build", "/home", Outside),
+            ("~/.ssh", "/home", Outside),
+            ("/home/u/.aws", "/", Outside),
+            ("~/proj/build", "/home/u/proj", InsideProject),
+            ("/home/other/build", "/home", InsideProject),
             ("/work/app/build", "/", InsideProject),
             ("/home/u/proj/build", "/home/u/proj", InsideProject),
         ] {

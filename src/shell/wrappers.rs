@@ -21,6 +21,14 @@ struct Spec {
     short_attached_value: &'static str,
     /// Long options that take the next word as value when written without `=`.
     long_value: &'static [&'static str],
+    /// Long options known to stand alone. Any other long option written
+    /// without `=` may take the next word (an abbreviation such as `--us`
+    /// for `--user`, or an option missing from `long_value`), so the
+    /// command is also read with that word as its value.
+    long_flag: &'static [&'static str],
+    /// Long options take values only as `--name=value` (firejail, valgrind),
+    /// so none takes the next word.
+    long_values_attached: bool,
     /// Short options meaning the wrapper runs no command (`command -v`).
     no_command_short: &'static str,
     /// Long options meaning the wrapper runs no command.
@@ -46,6 +54,8 @@ const BASE: Spec = Spec {
     short_value: "",
     short_attached_value: "",
     long_value: &[],
+    long_flag: &[],
+    long_values_attached: false,
     no_command_short: "",
     no_command_long: &["help", "version"],
     shell_short: "",
@@ -75,6 +85,19 @@ const SPECS: &[Spec] = &[
             "other-user",
             "user",
             "login-class",
+        ],
+        long_flag: &[
+            "askpass",
+            "background",
+            "bell",
+            "preserve-env",
+            "preserve-groups",
+            "login",
+            "non-interactive",
+            "reset-timestamp",
+            "shell",
+            "set-home",
+            "stdin",
         ],
         no_command_short: "elKvV",
         no_command_long: &[
@@ -118,6 +141,15 @@ const SPECS: &[Spec] = &[
         names: &["env"],
         short_value: "uCSaP",
         long_value: &["unset", "chdir", "split-string", "argv0"],
+        long_flag: &[
+            "ignore-environment",
+            "null",
+            "debug",
+            "default-signal",
+            "ignore-signal",
+            "block-signal",
+            "list-signal-handling",
+        ],
         assignments: true,
         ..BASE
     },
@@ -150,6 +182,7 @@ const SPECS: &[Spec] = &[
         names: &["timeout"],
         short_value: "sk",
         long_value: &["signal", "kill-after"],
+        long_flag: &["foreground", "preserve-status", "verbose"],
         operands: 1,
         ..BASE
     },
@@ -220,6 +253,20 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["nsenter"],
         short_value: "tSGN",
+        long_flag: &[
+            "all",
+            "mount",
+            "uts",
+            "ipc",
+            "net",
+            "pid",
+            "cgroup",
+            "user",
+            "time",
+            "preserve-credentials",
+            "no-fork",
+            "follow-context",
+        ],
         short_attached_value: "muinpUCTrw",
         long_value: &["target", "setuid", "setgid", "net-namespace"],
         ..BASE
@@ -227,6 +274,22 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["unshare"],
         short_value: "RwSG",
+        long_flag: &[
+            "user",
+            "mount",
+            "uts",
+            "ipc",
+            "net",
+            "pid",
+            "cgroup",
+            "time",
+            "fork",
+            "mount-proc",
+            "map-root-user",
+            "map-current-user",
+            "kill-child",
+            "keep-caps",
+        ],
         short_attached_value: "muinpUCT",
         long_value: &[
             "root",
@@ -275,6 +338,22 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["systemd-run"],
         short_value: "upEMH",
+        long_flag: &[
+            "user",
+            "system",
+            "scope",
+            "same-dir",
+            "wait",
+            "pipe",
+            "pty",
+            "quiet",
+            "collect",
+            "no-block",
+            "remain-after-exit",
+            "send-sighup",
+            "shell",
+            "no-ask-password",
+        ],
         long_value: &[
             "unit",
             "property",
@@ -303,6 +382,7 @@ const SPECS: &[Spec] = &[
     Spec {
         // `taskset [-c] MASK cmd`; `-p` works on a running process instead.
         names: &["taskset"],
+        long_flag: &["all-tasks", "cpu-list"],
         no_command_short: "p",
         no_command_long: &["pid", "help", "version"],
         operands: 1,
@@ -357,6 +437,7 @@ const SPECS: &[Spec] = &[
         // Options are written `--name=value`; without a program firejail
         // starts the user's shell in the sandbox.
         names: &["firejail"],
+        long_values_attached: true,
         bare_runs_shell: true,
         ..BASE
     },
@@ -364,6 +445,7 @@ const SPECS: &[Spec] = &[
         // `dbus-launch [--options] PROGRAM`, `chronic [-ev] cmd` (moreutils),
         // `unbuffer [-p] cmd` (expect), `valgrind [--opt=value] cmd`.
         names: &["dbus-launch", "chronic", "unbuffer", "valgrind"],
+        long_values_attached: true,
         ..BASE
     },
     Spec {
@@ -374,6 +456,7 @@ const SPECS: &[Spec] = &[
     Spec {
         names: &["xvfb-run"],
         short_value: "nsefwp",
+        long_flag: &["auto-servernum", "auto-display", "listen-tcp"],
         long_value: &[
             "server-num",
             "server-args",
@@ -394,6 +477,7 @@ const SPECS: &[Spec] = &[
     Spec {
         // Tool options are `--name=value`.
         names: &["valgrind"],
+        long_values_attached: true,
         ..BASE
     },
 ];
@@ -413,6 +497,21 @@ pub struct Stripped {
     /// -D DIR`, `env -C DIR`, `su -`-like logins, `chroot`, `systemd-run`).
     /// sudo, doas and env keep the directory otherwise.
     pub moves_cwd: bool,
+    /// The whole command read again with a long option we cannot place
+    /// taking the next word as its value (`sudo --us root rm` may be `sudo
+    /// --user root rm`), written `--us=root`; with the index after it, from
+    /// which that reading may offer its own alternatives.
+    pub alternatives: Vec<(Vec<Word>, usize)>,
+}
+
+/// `words` with the option at `at` given the next word as `--option=value`.
+fn with_value(words: &[Word], at: usize) -> Vec<Word> {
+    let mut read = words.to_vec();
+    if at + 1 < read.len() {
+        let value = read.remove(at + 1);
+        read[at] = Word::literal(format!("{}={}", read[at].text, value.text));
+    }
+    read
 }
 
 /// The last path component: what `$PATH` lookup and `argv[0]` policies care about.
@@ -421,7 +520,19 @@ pub fn basename(path: &str) -> &str {
 }
 
 /// Remove wrappers from the front of `words`.
-pub fn strip(mut words: Vec<Word>) -> Stripped {
+#[cfg(test)]
+pub fn strip(words: Vec<Word>) -> Stripped {
+    strip_reading(words, 0)
+}
+
+/// [`strip`], offering other readings (see [`Stripped::alternatives`])
+/// only for options at index `from` or later: the earlier ones were read
+/// both ways already.
+pub fn strip_reading(mut words: Vec<Word>, mut from: usize) -> Stripped {
+    // The wrapper words removed so far: with `words` they make the whole
+    // command again, for the alternative readings. Moved, not copied, so a
+    // command without wrappers costs nothing.
+    let mut removed: Vec<Word> = Vec::new();
     let mut out = Stripped::default();
     // Each round removes at least the wrapper's own name, so this terminates;
     // the bound only guards against a mistake in that reasoning.
@@ -439,14 +550,27 @@ pub fn strip(mut words: Vec<Word>) -> Stripped {
                 start,
                 assignments,
                 moves,
+                unsure,
             } => {
+                for at in unsure.into_iter().map(|at| removed.len() + at) {
+                    if at >= from {
+                        let whole = [removed.as_slice(), words.as_slice()].concat();
+                        out.alternatives.push((with_value(&whole, at), at + 1));
+                    }
+                }
                 out.moves_cwd |= moves;
                 out.wrappers.push(name);
                 out.assignments.extend(assignments);
-                words = words.split_off(start);
+                let rest = words.split_off(start);
+                removed.append(&mut words);
+                words = rest;
             }
-            // Read again from the same wrapper with the split words in place.
-            Skip::Rewrite(new_words) => words = new_words,
+            // Read again from the same wrapper with the split words in place;
+            // later indices moved, so every option is offered again.
+            Skip::Rewrite(new_words) => {
+                words = new_words;
+                from = 0;
+            }
             Skip::NoCommand { shell } => {
                 if shell {
                     out.interactive_shell = Some(name);
@@ -457,6 +581,26 @@ pub fn strip(mut words: Vec<Word>) -> Stripped {
     }
     out.words = words;
     out
+}
+
+impl Spec {
+    /// The long option `written` names: itself, or the one known option it
+    /// is a prefix of.
+    fn resolve_long<'a>(&self, written: &'a str) -> Option<&'a str> {
+        let known = self
+            .long_value
+            .iter()
+            .chain(self.long_flag)
+            .chain(self.no_command_long)
+            .chain(self.required_long)
+            .map(|o| -> &'a str { o });
+        if known.clone().any(|o| o == written) {
+            return Some(written);
+        }
+        let mut prefixed = known.filter(|o| !written.is_empty() && o.starts_with(written));
+        let first = prefixed.next()?;
+        prefixed.all(|o| o == first).then_some(first)
+    }
 }
 
 fn spec_for(program: &str) -> Option<&'static Spec> {
@@ -470,6 +614,8 @@ enum Skip {
         start: usize,
         assignments: Vec<(String, Word)>,
         moves: bool,
+        /// Long options that may take the next word as their value.
+        unsure: Vec<usize>,
     },
     /// `env -S` rewrote the words; the same wrapper must be read again.
     Rewrite(Vec<Word>),
@@ -484,6 +630,7 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
     // service manager that starts in `/` unless told `--same-dir`.
     let mut moves = matches!(name, "chroot" | "nsenter" | "unshare" | "systemd-run");
     let mut required_seen = spec.required_short.is_empty();
+    let mut unsure = Vec::new();
     let mut i = 1;
     while let Some(word) = words.get(i) {
         let Some(text) = word.static_text() else {
@@ -499,10 +646,16 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
             continue;
         }
         if let Some(long) = text.strip_prefix("--") {
-            let (option, has_value) = match long.split_once('=') {
+            let (written, has_value) = match long.split_once('=') {
                 Some((option, value)) => (option, Some(value)),
                 None => (long, None),
             };
+            // getopt_long takes an unambiguous prefix for the option.
+            let option = spec.resolve_long(written).unwrap_or(written);
+            let known = spec.resolve_long(written).is_some();
+            if !known && has_value.is_none() && !spec.long_values_attached && i + 1 < words.len() {
+                unsure.push(i);
+            }
             if spec.no_command_long.contains(&option) {
                 return Skip::NoCommand { shell: false };
             }
@@ -590,6 +743,7 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
         start,
         assignments,
         moves,
+        unsure,
     }
 }
 
@@ -773,6 +927,40 @@ mod tests {
         let s = strip(input);
         assert_eq!(s.wrappers, ["sudo"]);
         assert_eq!(s.words[0].text, "$CMD");
+    }
+
+    #[test]
+    fn long_options_of_unknown_arity_offer_a_reading_with_a_value() {
+        // A prefix of a known option is that option.
+        let s = strip(words("sudo --us root rm -rf /"));
+        assert_eq!(s.words[0].text, "rm");
+        assert!(s.alternatives.is_empty());
+        // An unknown one: read as a flag, and offered with the next word as
+        // its value.
+        let s = strip(words("sudo --frob root rm -rf /"));
+        assert_eq!(s.words[0].text, "root");
+        let texts: Vec<&str> = s.alternatives[0]
+            .0
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect();
+        assert_eq!(texts, ["sudo", "--frob=root", "rm", "-rf", "/"]);
+        assert_eq!(
+            strip_reading(s.alternatives[0].0.clone(), 2).words[0].text,
+            "rm"
+        );
+        // Known flags and `--name=value` are not read twice.
+        assert!(strip(words("sudo --preserve-env --user=x make"))
+            .alternatives
+            .is_empty());
+        assert!(strip(words("timeout --preserve-status 5 make"))
+            .alternatives
+            .is_empty());
+        // Readings already offered are not offered again.
+        let s = strip(words("env --xx --yy rm"));
+        assert_eq!(s.alternatives.len(), 2);
+        let again = strip_reading(s.alternatives[0].0.clone(), s.alternatives[0].1);
+        assert!(again.alternatives.is_empty());
     }
 
     #[test]
