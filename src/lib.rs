@@ -33,6 +33,11 @@ pub mod testing;
 pub mod url_class;
 pub mod watchdog;
 
+/// This build's identity: a hash of the sources and build settings
+/// (build.rs). `policy install` installs the lean `policy-hook` only when
+/// it reports the same one (`adapters::hook_binary`).
+pub const BUILD_ID: &str = env!("HOOK_POLICY_BUILD_ID");
+
 /// The running executable's path, read once: an installed plugin needs it
 /// for its manifest, its cache directory and its cache key, and each
 /// lookup is a `readlink` of `/proc/self/exe`.

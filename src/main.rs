@@ -4,51 +4,35 @@
 //! The binary is also the chibi plugin: a copy installed by `policy install
 //! chibi` finds its manifest beside itself and speaks the plugin protocol
 //! instead of parsing a command line. That check comes first and is cheap,
-//! because chibi starts a fresh process for every hook call.
+//! because chibi starts a fresh process for every hook call. `policy
+//! install` prefers the lean `policy-hook` (src/hook_main.rs) for that copy.
 //!
 //! For the same reason the binary has no Rust `main` runtime (`no_main`):
 //! std's start-up (stack-guard discovery through `/proc/self/maps`, an
 //! alternate signal stack, a stdio check) costs about 50 µs of a plugin
 //! call's 1 ms and buys nothing here. The only part we need, ignoring
-//! SIGPIPE so that writing to a closed pipe is an error and not death, is
-//! done below. Arguments and the environment work as usual (glibc hands
-//! them to std before `main`).
+//! SIGPIPE, is `cli::start`. Arguments and the environment work as usual
+//! (glibc hands them to std before `main`).
 #![no_main]
 
 use clap::Parser;
-use hook_policy::adapters::chibi;
-use hook_policy::cli::{self, Cli, Command, ExitStatus};
-use std::io::Write;
+use hook_policy::cli::{self, Cli, Command};
 
 #[unsafe(no_mangle)]
 extern "C" fn main(
     _argc: std::ffi::c_int,
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
-    // SAFETY: setting a signal's disposition before any thread exists.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    let code = run();
-    // What returning from std's `main` would do: flush buffered stdout.
-    let _ = std::io::stdout().flush();
-    std::ffi::c_int::from(code)
+    cli::start();
+    cli::finish(run())
 }
 
 fn run() -> u8 {
+    // Whole-policy checks with exact positions (`policy-hook` goes without).
+    hook_policy::expr::use_reference_parser();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.is_empty() || args == ["--schema"] {
-        if let Some(manifest) = chibi::Manifest::for_plugin_call(&args) {
-            let inv = chibi::Invocation::from_env(&args);
-            let code = chibi::run_plugin(
-                &manifest,
-                &inv,
-                &mut std::io::stdin().lock(),
-                // Not locked for the whole call: the deadline watchdog may
-                // need to print the reply instead (see src/watchdog.rs).
-                &mut std::io::stdout(),
-                &mut std::io::stderr(),
-            );
-            return ExitStatus::from_adapter(code).code();
-        }
+    if let Some(status) = cli::chibi_plugin_call(&args) {
+        return status.code();
     }
     let status = match Cli::parse().command {
         Command::Check(args) => cli::check::run(args),

@@ -1,7 +1,7 @@
 //! Installing the hook into Claude Code, Gemini CLI and Codex, and taking
 //! it out again.
 //!
-//! `policy install AGENT` copies the running binary to a stable place
+//! `policy install AGENT` copies the hook binary (`hook_binary`) to a stable place
 //! (`$XDG_DATA_HOME/hook-policy/policy`, else
 //! `~/.local/share/hook-policy/policy`) and writes the policy paths to a
 //! list file beside it (`AGENT.policies`). The settings entry runs that
@@ -236,7 +236,7 @@ pub fn install(
     let layout = Layout::from_env()?;
     std::fs::create_dir_all(&layout.dir)
         .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
-    copy_binary(&layout.binary())?;
+    let copied = copy_binary(&layout.binary())?;
     let list = layout.list(harness);
     let text: String = absolute
         .iter()
@@ -245,7 +245,7 @@ pub fn install(
     write_replacing(&list, text.as_bytes(), None)?;
     let entry = settings_entry(harness, &layout.binary(), &list, uses_requests);
     let mut notes = vec![format!(
-        "the hook runs {} (a copy of this binary; run `policy install` again to update it) with the policy paths in {}; a later `policy install {} --policy ...` changes only that list",
+        "the hook runs {} ({copied}; run `policy install` again to update it) with the policy paths in {}; a later `policy install {} --policy ...` changes only that list",
         layout.binary().display(),
         list.display(),
         harness.name()
@@ -296,21 +296,23 @@ pub(crate) fn switched_off(harness: Harness, doc: &Json) -> Option<&'static str>
     }
 }
 
-/// Copies the running binary to `dest` (beside, then renamed, so an agent
-/// starting the hook meanwhile never runs half a file).
-pub(crate) fn copy_binary(dest: &Path) -> Result<(), String> {
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| format!("cannot locate the policy binary: {e}"))?;
-    if std::fs::canonicalize(dest).is_ok_and(|d| d == exe) {
-        return Ok(());
+/// Copies the hook binary (`policy-hook` built with this one, else the
+/// running binary: `hook_binary`) to `dest` (beside, then renamed, so an
+/// agent starting the hook meanwhile never runs half a file). Returns how
+/// to name what was copied.
+pub(crate) fn copy_binary(dest: &Path) -> Result<&'static str, String> {
+    let source = super::hook_binary::Source::find()?;
+    let exe = &source.path;
+    if std::fs::canonicalize(dest).is_ok_and(|d| d == *exe) {
+        return Ok(source.describe());
     }
     let tmp = dest.with_extension("tmp");
-    std::fs::copy(&exe, &tmp)
+    std::fs::copy(exe, &tmp)
         .map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
     set_mode(&tmp, 0o755)?;
     std::fs::rename(&tmp, dest)
-        .map_err(|e| format!("cannot move {} into place: {e}", dest.display()))
+        .map_err(|e| format!("cannot move {} into place: {e}", dest.display()))?;
+    Ok(source.describe())
 }
 
 /// Where a settings path really is: a symbolic link is followed, so the

@@ -8,7 +8,8 @@
 //! failure becomes a denial on the permission hooks (unless the policy says
 //! `on_error: fail_open`).
 //!
-//! Installation copies the `policy` binary into `<home>/plugins/hook-policy/`
+//! Installation copies the hook binary (`policy-hook` when built alongside,
+//! see `hook_binary`, else `policy`) into `<home>/plugins/hook-policy/`
 //! (chibi only runs files that really live there) beside a manifest naming
 //! the policy; the copy finds the manifest next to itself and runs as a plugin.
 
@@ -814,12 +815,13 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
     }
     let dir = home.join("plugins").join(PLUGIN_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot locate the policy binary: {e}"))?;
+    // `policy-hook` when it was built with this binary (see hook_binary).
+    let source = super::hook_binary::Source::find()?;
+    let exe = &source.path;
     let target = dir.join(PLUGIN_DIR);
     // Write beside, then rename: a chibi starting meanwhile never sees half a binary.
     let tmp = dir.join(format!(".{PLUGIN_DIR}.tmp"));
-    std::fs::copy(&exe, &tmp)
+    std::fs::copy(exe, &tmp)
         .map_err(|e| format!("cannot copy {} to {}: {e}", exe.display(), tmp.display()))?;
     set_executable(&tmp)?;
     std::fs::rename(&tmp, &target)
@@ -838,8 +840,9 @@ pub fn install(home: &Path, policy: &[PathBuf]) -> Result<String, String> {
         .map_err(|e| format!("cannot write the manifest: {e}"))?;
     let shown: Vec<String> = absolute.iter().map(|p| p.display().to_string()).collect();
     Ok(format!(
-        "installed {}\n  policy: {}\nchibi loads it at its next start; edits to the policy take effect on the next hook call.",
+        "installed {} ({})\n  policy: {}\nchibi loads it at its next start; edits to the policy take effect on the next hook call.",
         target.display(),
+        source.describe(),
         shown.join(", ")
     ))
 }

@@ -6,6 +6,7 @@ pub mod cline;
 pub mod coding_agent;
 pub mod copilot;
 pub mod cursor;
+pub mod hook_binary;
 pub mod hook_command;
 pub mod hook_config;
 pub mod hook_script;

@@ -43,6 +43,7 @@
 //! the last good policy stays in force.
 
 mod framing;
+mod output;
 mod pool;
 pub mod workspace;
 
@@ -54,11 +55,13 @@ use crate::engine::{self, Prepared};
 use crate::eval::DecideContext;
 use crate::model::OnError;
 use crate::watchdog::{self, Watchdog};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value as Json};
+use std::borrow::Cow;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// How often policy files are looked at; `HOOK_POLICY_WATCH_MS` overrides.
@@ -201,7 +204,9 @@ impl ServeContext {
 /// A request a policy decides: `hook.before_tool`, `hook.approve_tool` or
 /// `hook.before_llm`.
 pub struct Request {
-    id: Json,
+    /// The id as it came (the JSON text of a number or a string), echoed
+    /// back verbatim.
+    id: Box<RawValue>,
     method: Decided,
     params: Json,
     /// The line as read, kept only while a decision log is written.
@@ -346,9 +351,7 @@ fn log_path(live: &LivePolicy) -> Option<PathBuf> {
 struct Decider {
     live: Arc<LivePolicy>,
     sc: ServeContext,
-    out: Mutex<Box<dyn Write + Send>>,
-    /// Set once a reply could not be written: PicoClaw went away.
-    gone: AtomicBool,
+    out: output::Output,
 }
 
 impl Decider {
@@ -372,7 +375,7 @@ impl Decider {
             // Only log-only rules had something to say.
             kind = "log";
         }
-        let line = framing::fit(&result(req.id.clone(), outcome.answer), |why| {
+        let line = framing::fit_result(&req.id, &outcome.answer, |why| {
             eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
             let fallback = failure_answer(Some(req.method), on_error_of(&self.live), why);
             error = Some(why.to_string());
@@ -390,16 +393,6 @@ impl Decider {
             micros: req.received.elapsed().as_micros(),
         });
         Answer { line, log }
-    }
-
-    fn write(&self, line: &[u8]) {
-        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = out.write_all(line).and_then(|_| out.flush()) {
-            eprintln!(
-                "hook-policy: picoclaw: cannot write a reply, so PicoClaw is taken to be gone: {e}"
-            );
-            self.gone.store(true, Ordering::SeqCst);
-        }
     }
 }
 
@@ -453,7 +446,7 @@ impl pool::Server<Request, Answer> for Decider {
                 );
             }
         }
-        self.write(&answer.line);
+        self.out.write(&answer.line);
     }
 }
 
@@ -465,9 +458,68 @@ enum Dispatch {
     Decide(Request),
 }
 
+/// The fields of a request that the server reads, in one pass over the
+/// line, without the message's own tree: the id kept as its text, the
+/// method borrowed, only `params` built (the rules need it). Other fields
+/// are skipped.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    /// Present (`null` included, as the tree reads it), or absent.
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Json>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
+    Json::deserialize(d).map(Some)
+}
+
 /// Sorts one line: protocol business is answered at once, decisions go to
 /// the pool. `keep_line` keeps the raw line for the decision log.
 fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
+    match decided_request(line, keep_line) {
+        Some(req) => Dispatch::Decide(req),
+        None => dispatch_tree(line, keep_line, live),
+    }
+}
+
+/// The common case, read cheaply: a whole, valid request object with a
+/// number or string id and a method a policy decides. Anything else
+/// (notifications, other methods, faults of every kind, a key given twice)
+/// is `None` and goes through [`dispatch_tree`], which reads the message as
+/// a tree and answers it as it always has.
+fn decided_request(line: &[u8], keep_line: bool) -> Option<Request> {
+    // Validated as a whole first, as the tree would be: serde skips the
+    // fields it does not keep without checking their UTF-8.
+    let text = std::str::from_utf8(line).ok()?;
+    if text.trim_start().as_bytes().first() != Some(&b'{') {
+        return None; // a struct would also be read from an array
+    }
+    let env: Envelope = serde_json::from_str(text).ok()?;
+    let id = env.id?;
+    if !matches!(id.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) {
+        return None;
+    }
+    let method = Decided::of(&env.method?)?;
+    let mut params = env.params.unwrap_or_else(|| Json::Object(Map::new()));
+    if method != Decided::BeforeLlm {
+        normalise_arguments(&mut params);
+    }
+    Some(Request {
+        id: id.to_owned(),
+        method,
+        params,
+        line: keep_line.then(|| line.to_vec()),
+        received: Instant::now(),
+    })
+}
+
+/// Sorts a line that is not a plain decided request (see
+/// [`decided_request`]) by reading it as a tree.
+fn dispatch_tree(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
     let msg: Json = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => {
@@ -522,8 +574,16 @@ fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
                 if decided != Decided::BeforeLlm {
                     normalise_arguments(&mut params);
                 }
+                // The id as JSON text, as the fast path keeps it (a number
+                // or a string always has one; failing that, the failure
+                // reply, never an error PicoClaw would skip us for).
+                let Ok(raw_id) = serde_json::value::to_raw_value(&id) else {
+                    let answer =
+                        failure_answer(Some(decided), on_error_of(live), "the id cannot be echoed");
+                    return Dispatch::Now(Some(result(id, answer)));
+                };
                 return Dispatch::Decide(Request {
-                    id,
+                    id: raw_id,
                     method: decided,
                     params,
                     line: keep_line.then(|| line.to_vec()),
@@ -585,7 +645,8 @@ pub fn handle_line(live: &LivePolicy, line: &[u8], sc: &ServeContext) -> Option<
                 Decided::BeforeLlm => before_llm(live, &req.params, sc),
                 m => tool(live, &req.params, m == Decided::ApproveTool, sc),
             };
-            Some(result(req.id, outcome.answer))
+            let id = serde_json::from_str(req.id.get()).unwrap_or(Json::Null);
+            Some(result(id, outcome.answer))
         }
     }
 }
@@ -785,13 +846,12 @@ pub fn serve(
     let decider = Arc::new(Decider {
         live: live.clone(),
         sc,
-        out: Mutex::new(output),
-        gone: AtomicBool::new(false),
+        out: output::Output::new(output),
     });
     let workers = pool::Pool::start(decider.clone(), WORKERS, SPARE_WORKERS, deadline);
     let mut line = Vec::new();
     let status = loop {
-        if decider.gone.load(Ordering::SeqCst) {
+        if decider.out.gone() {
             break 0; // PicoClaw went away
         }
         let read = framing::read_line(input, &mut line, framing::READ_LIMIT);
@@ -820,7 +880,7 @@ pub fn serve(
             line = Vec::new(); // do not hold on to a huge buffer
         }
         if let Some(reply) = reply {
-            decider.write(&framing::fit(&reply, |why| {
+            decider.out.write(&framing::fit(&reply, |why| {
                 failure_answer(None, on_error_of(&live), why)
             }));
         }
@@ -909,6 +969,61 @@ mod tests {
         let mut p = json!({"tool": "x", "arguments": {"a": 1}});
         normalise_arguments(&mut p);
         assert_eq!(p["arguments"], json!({"a": 1}));
+    }
+
+    /// What a dispatch hands to the pool, comparable.
+    fn decided(d: Dispatch) -> Option<(Json, &'static str, Json)> {
+        match d {
+            Dispatch::Decide(r) => Some((
+                serde_json::from_str(r.id.get()).unwrap(),
+                r.method.log_name(),
+                r.params,
+            )),
+            Dispatch::Now(_) => None,
+        }
+    }
+
+    #[test]
+    fn the_envelope_read_decides_as_the_tree_read() {
+        let live = LivePolicy::new(Prepared::Broken {
+            message: "none".into(),
+            diagnostics: Vec::new(),
+        });
+        // Read cheaply: the same request the tree gives.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"hook.before_tool","params":{"tool":"exec","arguments":{"command":"ls"},"meta":{"AgentID":"main"}}}"#,
+            r#"{"params":{"tool":"read_file"},"method":"hook.approve_tool","id":"a\"b\u00fc","jsonrpc":"2.0"}"#,
+            r#" { "id" : -2.5e3 , "method" : "hook.before\u005ftool" , "params" : null } "#,
+            r#"{"id":0,"method":"hook.before_tool"}"#,
+            r#"{"id":1,"method":"hook.before_tool","params":[1,2]}"#,
+            r#"{"id":1,"method":"hook.before_llm","params":{"model":"m","extra":{"a":[true,null]}}}"#,
+            r#"{"id":9007199254740993,"method":"hook.before_tool","params":{"tool":"x","arguments":null}}"#,
+        ] {
+            let fast =
+                decided_request(line.as_bytes(), false).map(|r| decided(Dispatch::Decide(r)));
+            let tree = decided(dispatch_tree(line.as_bytes(), false, &live));
+            assert!(fast.is_some(), "{line}");
+            assert_eq!(fast.unwrap(), tree, "{line}");
+        }
+        // Everything else is left to the tree, which answers it as before.
+        for line in [
+            r#"{"id":1,"method":"hook.hello","params":{}}"#,
+            r#"{"method":"hook.before_tool","params":{}}"#,
+            r#"{"id":null,"method":"hook.before_tool","params":{}}"#,
+            r#"{"id":{"a":1},"method":"hook.before_tool"}"#,
+            r#"{"id":1,"method":"hook.before_tool","method":"hook.hello"}"#,
+            r#"{"id":1,"method":"hook.before_tool","params":{"a":1}"#,
+            r#"[{"id":1,"method":"hook.before_tool"}]"#,
+            r#"{"id":1,"method":7}"#,
+        ] {
+            assert!(decided_request(line.as_bytes(), false).is_none(), "{line}");
+        }
+        // Not UTF-8 in a field the envelope skips: not valid JSON.
+        let bad = b"{\"id\":1,\"method\":\"hook.before_tool\",\"x\":\"\xff\"}";
+        assert!(decided_request(bad, false).is_none());
+        // A key given twice: the tree takes the last, and so still decides.
+        let twice = r#"{"id":1,"method":"hook.hello","method":"hook.before_tool"}"#;
+        assert!(decided(dispatch_tree(twice.as_bytes(), false, &live)).is_some());
     }
 
     #[test]

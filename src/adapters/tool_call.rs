@@ -787,17 +787,34 @@ pub fn decide_call(
         out.verdict = Verdict::Deny(reason);
         out.rule = rule;
     };
-    let args_map = arguments.as_object().cloned().unwrap_or_default();
+    // The call's arguments as sent (an object: anything else counts as
+    // none), and the rewritten ones once a rule rewrites: borrowed until
+    // then, as most calls are not rewritten.
+    let no_args = Json::Object(Map::new());
+    let sent: &Json = if arguments.is_object() {
+        arguments
+    } else {
+        &no_args
+    };
+    let no_map = Map::new();
+    let sent_map = sent.as_object().unwrap_or(&no_map);
+    let mut rewritten: Option<Json> = None;
 
     // 1. pre_tool: block, or rewrite the arguments, in canonical terms
     // (chibi's tool name, names and units), turned back afterwards.
-    let mut args = Json::Object(args_map.clone());
     let view = canonical(harness, tool);
-    let payload = match view {
-        Some(c) => json!({"tool_name": c.name, "arguments": to_canonical(c, &args_map)}),
-        None => json!({"tool_name": tool, "arguments": args}),
-    };
-    match ask(source, "pre_tool", &payload, ctx) {
+    let mut payload = Map::new();
+    match view {
+        Some(c) => {
+            payload.insert("tool_name".into(), Json::from(c.name));
+            payload.insert("arguments".into(), to_canonical(c, sent_map));
+        }
+        None => {
+            payload.insert("tool_name".into(), Json::from(tool));
+            payload.insert("arguments".into(), sent.clone());
+        }
+    }
+    match ask(source, "pre_tool", &Json::Object(payload), ctx) {
         Answer::Failed { message, mode } => {
             out.notes.push(format!("pre_tool: {message}"));
             if mode == FailureMode::Closed {
@@ -811,15 +828,15 @@ pub fn decide_call(
             }
         }
         Answer::Decided(d) => {
-            out.matched.extend(d.matched.iter().cloned());
-            out.logged.extend(d.logged.iter().cloned());
+            out.matched.extend(d.matched);
+            out.logged.extend(d.logged);
             if let Some(b) = d.block {
                 out.reason_template = template(source, "pre_tool", &b.rule);
                 deny(&mut out, with_rule(&b.value, &b.rule), Some(b.rule));
                 return out;
             }
             if !d.arguments.is_empty() {
-                let mut m: Map<String, Json> = args_map.clone();
+                let mut m: Map<String, Json> = sent_map.clone();
                 for (k, w) in d.arguments {
                     match view {
                         Some(c) => {
@@ -831,17 +848,18 @@ pub fn decide_call(
                         }
                     }
                 }
-                args = Json::Object(m);
+                rewritten = Some(Json::Object(m));
             }
         }
     }
+    let args: &Json = rewritten.as_ref().unwrap_or(sent);
 
     // 2. pre_api_tools with just this tool, and with every tool a tool
     // search would load (Claude Code's ToolSearch `select:A,B`).
     let tool_type = mapping(harness, tool).map_or("other", |m| m.tool_type);
     let mut tools = vec![(tool.to_string(), tool_type)];
     if let Some(Action::LoadTools { query }) = mapping(harness, tool).map(|m| m.action) {
-        for name in tools_selected(first_str(&args, query).unwrap_or("")) {
+        for name in tools_selected(first_str(args, query).unwrap_or("")) {
             let ty = mapping(harness, &name).map_or("other", |m| m.tool_type);
             tools.push((name, ty));
         }
@@ -863,36 +881,39 @@ pub fn decide_call(
         .filter(|d| {
             !d.is_empty() && d.trim_end_matches('/') != ctx.project_root.trim_end_matches('/')
         });
-    let mut questions = match permission_checks(harness, tool, &args, ctx.project_root, call_dir) {
+    let questions = match permission_checks(harness, tool, args, ctx.project_root, call_dir) {
         Ok(q) => q,
         Err(message) => {
             deny(&mut out, message, None);
             return out;
         }
     };
-    let mut native = native_payload.clone();
-    if let (Some(obj), true) = (
-        native.as_object_mut(),
-        args != Json::Object(args_map.clone()),
-    ) {
-        // Native rules see the rewritten arguments too.
-        let key = if harness == PicoClaw {
-            "arguments"
-        } else {
-            "tool_input"
-        };
-        obj.insert(key.into(), args.clone());
-    }
-    questions.push(Check {
-        hook: native_hook(harness, approval),
-        payload: native,
-        note: None,
-    });
+    // Native rules see the rewritten arguments too (a rewrite to the same
+    // arguments is none); otherwise the event as it came.
+    let changed = rewritten.as_ref().filter(|r| *r != sent);
+    let native_rewritten = match (changed, native_payload.as_object()) {
+        (Some(args), Some(obj)) => {
+            let mut obj = obj.clone();
+            let key = if harness == PicoClaw {
+                "arguments"
+            } else {
+                "tool_input"
+            };
+            obj.insert(key.into(), args.clone());
+            Some(Json::Object(obj))
+        }
+        _ => None,
+    };
+    let native_event = native_rewritten.as_ref().unwrap_or(native_payload);
     let mut native_args: Vec<(String, Json)> = Vec::new();
-    for q in &questions {
-        match ask(source, q.hook, &q.payload, ctx) {
+    let asked_in_turn = questions
+        .iter()
+        .map(|q| (q.hook, &q.payload, q.note))
+        .chain([(native_hook(harness, approval), native_event, None)]);
+    for (hook, payload, note) in asked_in_turn {
+        match ask(source, hook, payload, ctx) {
             Answer::Failed { message, mode } => {
-                out.notes.push(format!("{}: {message}", q.hook));
+                out.notes.push(format!("{hook}: {message}"));
                 if mode == FailureMode::Closed {
                     out.failed = true;
                     deny(
@@ -906,11 +927,11 @@ pub fn decide_call(
                 }
             }
             Answer::Decided(d) => {
-                out.matched.extend(d.matched.iter().cloned());
-                out.logged.extend(d.logged.iter().cloned());
+                out.matched.extend(d.matched);
+                out.logged.extend(d.logged);
                 if let Some(dn) = d.deny {
-                    out.reason_template = template(source, q.hook, &dn.rule);
-                    let reason = match q.note {
+                    out.reason_template = template(source, hook, &dn.rule);
+                    let reason = match note {
                         Some(note) => format!("{} {note}", dn.value),
                         None => dn.value,
                     };
@@ -918,7 +939,7 @@ pub fn decide_call(
                     return out;
                 }
                 if let (Some(a), None) = (d.ask, &asked) {
-                    out.reason_template = template(source, q.hook, &a.rule);
+                    out.reason_template = template(source, hook, &a.rule);
                     asked = Some((with_rule(&a.value, &a.rule), a.rule));
                 }
                 for (k, w) in d.arguments {
@@ -932,7 +953,7 @@ pub fn decide_call(
         for (k, v) in native_args {
             m.entry(k).or_insert(v);
         }
-        args = Json::Object(m);
+        rewritten = Some(Json::Object(m));
     }
 
     if let Some((reason, rule)) = asked {
@@ -945,7 +966,7 @@ pub fn decide_call(
             ));
         }
         out.rule = Some(rule);
-    } else if args != Json::Object(args_map) {
+    } else if let Some(args) = rewritten.filter(|r| r != sent) {
         out.verdict = Verdict::Rewrite(args);
     }
     out

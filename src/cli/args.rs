@@ -35,6 +35,14 @@ pub enum Agent {
 }
 
 impl Agent {
+    /// The agent of a command-line name (`claude-code`), as clap reads it.
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::value_variants()
+            .iter()
+            .copied()
+            .find(|a| a.harness().name() == name)
+    }
+
     pub fn harness(self) -> Harness {
         match self {
             Agent::ClaudeCode => Harness::ClaudeCode,

@@ -87,14 +87,14 @@ pub fn run(harness: Harness, args: HookFileInstall) -> Result<(), String> {
     }
     std::fs::create_dir_all(&layout.dir)
         .map_err(|e| format!("cannot create {}: {e}", layout.dir.display()))?;
-    agent_settings::copy_binary(&layout.binary())?;
+    let copied = agent_settings::copy_binary(&layout.binary())?;
     let text: String = policy
         .iter()
         .map(|p| format!("{}\n", p.display()))
         .collect();
     agent_settings::write_replacing(&list, text.as_bytes(), None)?;
     errln!(
-        "the hook runs {} (a copy of this binary; install again to update it) with the policy paths in {}",
+        "the hook runs {} ({copied}; install again to update it) with the policy paths in {}",
         layout.binary().display(),
         list.display()
     );

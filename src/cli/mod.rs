@@ -117,3 +117,40 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
 }
+
+/// What every binary of the package does first. They have no Rust `main`
+/// runtime (see `src/main.rs`); the one part of it needed here is ignoring
+/// SIGPIPE, so that writing to a closed pipe is an error and not death.
+pub fn start() {
+    // SAFETY: setting a signal's disposition before any thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+}
+
+/// What returning from std's `main` would do: flush buffered stdout.
+pub fn finish(status: u8) -> std::ffi::c_int {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    std::ffi::c_int::from(status)
+}
+
+/// A chibi plugin call, answered, if this process is one: the installed
+/// copy finds its manifest beside itself (see `adapters::chibi`). Checked
+/// first, and cheaply, because chibi starts a process for every hook call.
+pub fn chibi_plugin_call(args: &[String]) -> Option<ExitStatus> {
+    use crate::adapters::chibi;
+    if !(args.is_empty() || args == ["--schema"]) {
+        return None;
+    }
+    let manifest = chibi::Manifest::for_plugin_call(args)?;
+    let inv = chibi::Invocation::from_env(args);
+    let code = chibi::run_plugin(
+        &manifest,
+        &inv,
+        &mut std::io::stdin().lock(),
+        // Not locked for the whole call: the deadline watchdog may need to
+        // print the reply instead (see src/watchdog.rs).
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
+    );
+    Some(ExitStatus::from_adapter(code))
+}

@@ -34,6 +34,64 @@ pub struct HookArgs {
     pub context: String,
 }
 
+impl HookArgs {
+    /// `hook`'s arguments read without clap, for `policy-hook` (which has
+    /// no command-line parser linked in, see `adapters::hook_binary`): the
+    /// agent, `--policy`/`-p` (repeatable), `--policy-list`, `--context`,
+    /// each also as `--flag=value`. Refuses what `policy hook` refuses.
+    pub fn from_words(words: &[String]) -> Result<HookArgs, String> {
+        let mut agent = None;
+        let mut policy = Vec::new();
+        let mut policy_list = None;
+        let mut context = None;
+        let mut words = words.iter();
+        while let Some(word) = words.next() {
+            let (flag, inline) = match word.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
+                _ => (word.as_str(), None),
+            };
+            if !flag.starts_with('-') {
+                if agent.is_some() {
+                    return Err(format!("unexpected argument `{word}`"));
+                }
+                agent =
+                    Some(Agent::from_name(word).ok_or_else(|| {
+                        format!("`{word}` is not an agent `policy hook` speaks to")
+                    })?);
+                continue;
+            }
+            let value = match inline {
+                Some(value) => value,
+                None => words
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| format!("{flag} needs a value"))?,
+            };
+            match flag {
+                "--policy" | "-p" => policy.push(PathBuf::from(value)),
+                "--policy-list" if policy_list.is_none() => {
+                    policy_list = Some(PathBuf::from(value))
+                }
+                "--context" if context.is_none() => context = Some(value),
+                "--policy-list" | "--context" => return Err(format!("{flag} given twice")),
+                _ => return Err(format!("unknown option `{flag}`")),
+            }
+        }
+        let agent = agent.ok_or("name the agent: hook AGENT")?;
+        match (policy.is_empty(), policy_list.is_some()) {
+            (true, false) => return Err("give --policy or --policy-list".into()),
+            (false, true) => return Err("give --policy or --policy-list, not both".into()),
+            _ => {}
+        }
+        Ok(HookArgs {
+            agent,
+            policy,
+            policy_list,
+            context: context.unwrap_or_else(|| coding_agent::DEFAULT_CONTEXT.to_string()),
+        })
+    }
+}
+
 #[derive(Subcommand)]
 pub enum ServeTarget {
     /// PicoClaw process hook: JSON-RPC 2.0, one message per line.

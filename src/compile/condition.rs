@@ -186,14 +186,10 @@ impl RuleCompiler<'_> {
             };
         }
         // The checks below decide whether a policy loads, so every build
-        // runs them: the plugin build has no reference parser, and reads the
-        // expression with the fast one, whose tree carries no positions
+        // runs them: without the reference parser (the plugin build,
+        // `policy-hook`), the fast one reads the expression, whose tree carries no positions
         // (problems then point at the start of the expression).
-        #[cfg(feature = "reference-parser")]
-        let parsed = crate::expr::compile(source)
-            .map(|program| (program.expression().clone(), Some(program)));
-        #[cfg(not(feature = "reference-parser"))]
-        let parsed = crate::expr::parse_fast(source).map(|expr| (expr, None::<cel::Program>));
+        let parsed = crate::expr::parse_with_positions(source);
         match parsed {
             Ok((expr, program)) => {
                 let positions = program.as_ref().map(cel::Program::source_info);
@@ -325,8 +321,8 @@ impl RuleCompiler<'_> {
         // Effects run only when `when` held: its `has()` guards cover them.
         if key != "when" {
             if let Some(when) = rule.when.as_deref() {
-                if let Ok(w) = crate::expr::compile(when) {
-                    scope = scope.with_guards(crate::check::types::guards_of(w.expression()));
+                if let Ok(w) = crate::expr::parse_fast(when) {
+                    scope = scope.with_guards(crate::check::types::guards_of(&w));
                 }
             }
         }
@@ -436,7 +432,7 @@ pub(super) fn syntax_check_rejected(
     let Some(source) = node.as_str() else {
         return;
     };
-    if let Err(e) = crate::expr::compile(source) {
+    if let Err(e) = crate::expr::parse_with_positions(source) {
         diags.push(cel_syntax_error(
             file,
             rule,

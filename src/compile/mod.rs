@@ -202,7 +202,7 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
         }
     }
 
-    if only_hook.is_none() && cfg!(feature = "reference-parser") {
+    if only_hook.is_none() && crate::expr::has_reference_parser() {
         for (file, node) in &set.rejected {
             condition::syntax_check_rejected(file, node, &mut diags);
         }

@@ -8,7 +8,7 @@ use crate::load::tree::{Node, Value};
 #[derive(Debug)]
 pub enum ToolPattern {
     Name(String),
-    Glob(String, globset::GlobMatcher),
+    Glob(String, LazyGlob),
     Type(String),
 }
 
@@ -19,6 +19,31 @@ impl ToolPattern {
             ToolPattern::Glob(_, m) => m.is_match(name),
             ToolPattern::Type(t) => t == tool_type,
         }
+    }
+}
+
+/// A glob over tool names, parsed (so a bad one is an error when the rule
+/// compiles) but turned into its regex only when a name is matched: a
+/// rule's effects are read only when its condition holds, and compiling
+/// the regex was a tenth of a `pre_tool` call that never needed it.
+#[derive(Debug)]
+pub struct LazyGlob {
+    glob: globset::Glob,
+    matcher: std::sync::OnceLock<globset::GlobMatcher>,
+}
+
+impl LazyGlob {
+    fn new(glob: globset::Glob) -> Self {
+        LazyGlob {
+            glob,
+            matcher: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn is_match(&self, name: &str) -> bool {
+        self.matcher
+            .get_or_init(|| self.glob.compile_matcher())
+            .is_match(name)
     }
 }
 
@@ -92,7 +117,7 @@ impl RuleCompiler<'_> {
                     .literal_separator(true)
                     .build()
                 {
-                    Ok(g) => out.push(ToolPattern::Glob(pattern.clone(), g.compile_matcher())),
+                    Ok(g) => out.push(ToolPattern::Glob(pattern.clone(), LazyGlob::new(g))),
                     Err(e) => {
                         self.error(
                             "glob::invalid",

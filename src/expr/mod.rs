@@ -51,8 +51,17 @@ pub const MAX_EXPRESSION_BYTES: usize = 16 * 1024;
 /// Maximum nesting of parentheses, brackets and braces; the parser recurses on them.
 pub const MAX_EXPRESSION_NESTING: usize = 64;
 
-/// Compiles one expression with the shared environment.
+/// Compiles one expression with the shared environment, with CEL's
+/// reference parser (`policy check`, `policy explain`). Paths a hook call
+/// can take go through [`parse_fast`] and [`parse_with_positions`] instead,
+/// which use that parser only once the binary asked for it.
 pub fn compile(source: &str) -> Result<Program, SyntaxError> {
+    within_limits(source)?;
+    reference_parse(source)
+}
+
+/// The bounds every expression is held to before any parser sees it.
+fn within_limits(source: &str) -> Result<(), SyntaxError> {
     if source.len() > MAX_EXPRESSION_BYTES {
         return Err(SyntaxError {
             message: format!(
@@ -74,7 +83,42 @@ pub fn compile(source: &str) -> Result<Program, SyntaxError> {
             char_offset: 0,
         });
     }
-    reference_parse(source)
+    Ok(())
+}
+
+type ReferenceParser = fn(&str) -> Result<Program, SyntaxError>;
+
+/// The reference parser, once [`use_reference_parser`] was called. Reached
+/// only through this pointer from the hook paths, so a binary that never
+/// sets it (`policy-hook`) has none of the ANTLR parser linked in: its
+/// tables and vtables were a quarter of a hook process's start-up
+/// relocations (BENCHMARKS.md).
+#[cfg(feature = "reference-parser")]
+static REFERENCE: OnceLock<ReferenceParser> = OnceLock::new();
+
+/// Makes whole-policy checks (`policy install`, chibi's `--schema`) and
+/// syntax-error messages use CEL's reference parser: exact positions and
+/// better wording. `policy` calls it at start; without it (or in a build
+/// without the `reference-parser` feature) the fast parser answers, as in
+/// the plugin build, and the same policies load or are refused.
+pub fn use_reference_parser() {
+    #[cfg(feature = "reference-parser")]
+    let _ = REFERENCE.set(reference_parse);
+}
+
+/// Whether this process reads expressions with the reference parser.
+pub fn has_reference_parser() -> bool {
+    reference().is_some()
+}
+
+fn reference() -> Option<ReferenceParser> {
+    // The library's own tests check positions and wording as `policy` has them.
+    #[cfg(all(test, feature = "reference-parser"))]
+    return Some(reference_parse);
+    #[cfg(all(not(test), feature = "reference-parser"))]
+    return REFERENCE.get().copied();
+    #[cfg(not(feature = "reference-parser"))]
+    None
 }
 
 /// Without the reference parser (the plugin build), nothing can produce a
@@ -118,44 +162,43 @@ fn reference_parse(source: &str) -> Result<Program, SyntaxError> {
 /// reference (ANTLR) parser on a cold process, which matters when chibi starts
 /// one process per hook call. It gives no source positions, so `policy check`
 /// uses [`compile`]; a test asserts both parsers build the same tree for
-/// every shipped expression. On a syntax error the reference parser is asked
-/// for its (better) message.
+/// every shipped expression. On a syntax error the reference parser, when
+/// the binary uses it, is asked for its (better) message.
 pub fn parse_fast(source: &str) -> Result<IdedExpr, SyntaxError> {
-    if source.len() > MAX_EXPRESSION_BYTES
-        || nesting_overflow(source).is_some()
-        || source.trim().is_empty()
-    {
-        return compile(source).map(|p| p.expression().clone());
-    }
+    within_limits(source)?;
     let parsed = std::panic::catch_unwind(|| {
         cel::parser::PrattParser::new()
             .max_recursion_depth(MAX_EXPRESSION_NESTING as u16 + 32)
             .parse(source)
     });
-    match parsed {
-        Ok(Ok(expr)) => Ok(expr),
-        #[cfg(feature = "reference-parser")]
-        _ => compile(source).map(|p| p.expression().clone()),
-        // The plugin build reports the fast parser's own message.
-        #[cfg(not(feature = "reference-parser"))]
-        Ok(Err(errors)) => Err(SyntaxError {
-            message: errors
+    if let Ok(Ok(expr)) = parsed {
+        return Ok(expr);
+    }
+    if let Some(reference) = reference() {
+        return reference(source).map(|p| p.expression().clone());
+    }
+    Err(SyntaxError {
+        message: match parsed {
+            Ok(Err(errors)) => errors
                 .errors
                 .first()
-                .map_or_else(|| "invalid expression".into(), |e| tidy_message(&e.msg)),
-            char_offset: 0,
-        }),
-        #[cfg(not(feature = "reference-parser"))]
-        Err(_) => Err(SyntaxError {
-            message: "the CEL parser could not read this expression".into(),
-            char_offset: 0,
-        }),
-    }
+                .map_or_else(|| "invalid expression".into(), |e| e.msg.trim().to_string()),
+            _ => "the CEL parser could not read this expression".into(),
+        },
+        char_offset: 0,
+    })
 }
 
-#[cfg(not(feature = "reference-parser"))]
-fn tidy_message(msg: &str) -> String {
-    msg.trim().to_string()
+/// The tree of an expression and, with the reference parser, the program
+/// whose source positions place problems exactly (whole-policy checks).
+pub fn parse_with_positions(source: &str) -> Result<(IdedExpr, Option<Program>), SyntaxError> {
+    match reference() {
+        Some(reference) => {
+            within_limits(source)?;
+            reference(source).map(|program| (program.expression().clone(), Some(program)))
+        }
+        None => parse_fast(source).map(|expr| (expr, None)),
+    }
 }
 
 /// Character offset of a 1-based line and 0-based column, clamped to the text.

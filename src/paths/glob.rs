@@ -22,7 +22,7 @@
 //!   agents run, `.ENV` and `~/.SSH/ID_RSA` open the same files as `.env`
 //!   and `~/.ssh/id_rsa`, so patterns that guard files use it.
 
-use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::lexical::{absolute_without_context, is_normalized};
 use super::normalize;
@@ -65,6 +65,7 @@ pub struct PathGlobSet {
 pub const IGNORE_CASE: &str = "(?i)";
 
 /// Where one compiled glob is matched.
+#[derive(Debug, Clone, Copy)]
 enum Target {
     Absolute,
     Relative,
@@ -106,18 +107,13 @@ impl PathGlobSet {
     ) -> Result<Self, PathPatternError> {
         let root_abs = absolute_without_context(root);
         let home_abs = home.map(absolute_without_context);
-        // The texts the globs are matched against, as `matches` computes them.
-        let subjects = only.map(|path| {
-            let path = if is_normalized(path) {
-                path.to_string()
-            } else {
-                normalize(path, &root_abs, home_abs.as_deref())
-            };
-            let relative = relative_to(&root_abs, &path).map(str::to_string);
-            (path, relative)
-        });
-        let mut absolute = (GlobSetBuilder::new(), Vec::new());
-        let mut relative = (GlobSetBuilder::new(), Vec::new());
+        let escaped = home.map(escaped_home);
+        let narrowable =
+            text_bound(patterns, escaped.as_ref().map_or(0, String::len)) <= NARROWABLE_TEXT;
+        let subjects = only
+            .filter(|_| narrowable)
+            .map(|path| subjects(path, &root_abs, home_abs.as_deref()));
+        let mut sets = SetBuilder::new();
         for (index, pattern) in patterns.iter().enumerate() {
             let fail = |reason: String| PathPatternError {
                 index,
@@ -128,44 +124,19 @@ impl PathGlobSet {
                 Some(rest) => (rest, true),
                 None => (*pattern, false),
             };
-            for (target, text) in expand_pattern(body, home).map_err(fail)? {
-                if let Some((path, rel)) = &subjects {
-                    let subject = match target {
-                        Target::Absolute => Some(path.as_str()),
-                        Target::Relative => rel.as_deref(),
-                    };
-                    if cannot_match(&text, subject, ignore_case) {
-                        continue;
-                    }
+            for (target, text) in expand_pattern(body, escaped.as_deref()).map_err(fail)? {
+                // Only a plain glob is ever left out: it surely compiles.
+                if ruled_out(&subjects, target, &text, ignore_case) {
+                    continue;
                 }
-                let glob = GlobBuilder::new(&text)
-                    .literal_separator(true)
-                    .case_insensitive(ignore_case)
-                    .build()
-                    .map_err(|e| fail(e.kind().to_string()))?;
-                let (builder, owners) = match target {
-                    Target::Absolute => &mut absolute,
-                    Target::Relative => &mut relative,
-                };
-                builder.add(glob);
-                owners.push(index);
+                sets.add(
+                    target,
+                    compile_glob(&text, ignore_case).map_err(fail)?,
+                    index,
+                );
             }
         }
-        let build = |builder: GlobSetBuilder| {
-            builder.build().map_err(|e| PathPatternError {
-                index: 0,
-                pattern: String::new(),
-                reason: format!("pattern set could not be compiled: {e}"),
-            })
-        };
-        Ok(PathGlobSet {
-            root: root_abs,
-            home: home_abs,
-            absolute: build(absolute.0)?,
-            absolute_owner: absolute.1,
-            relative: build(relative.0)?,
-            relative_owner: relative.1,
-        })
+        sets.finish(root_abs, home_abs)
     }
 
     /// The index of the first pattern (in the order given to `new`) that
@@ -228,6 +199,238 @@ impl PathGlobSet {
     }
 }
 
+/// Above this many bytes of glob text in all (counted from the patterns,
+/// see [`text_bound`]), a set asked for one path is built whole all the
+/// same. Below it, any choice among globs that each compile also builds
+/// as a set: the only limit a set adds is globset's 10 MiB per regex
+/// automaton, which the costliest globs (nothing but `*` and `?`) reach at
+/// 12 to 16 times this size, and globs of literal text, classes or
+/// alternatives later still (see the test
+/// `sets_twice_the_narrowing_bound_build`). So leaving globs out never
+/// turns a set that would fail into one that answers.
+const NARROWABLE_TEXT: usize = 8 * 1024;
+
+/// An upper bound of the glob text [`expand_pattern`] makes of `patterns`,
+/// with a home escaped to `home_len` bytes: each glob is at most the
+/// pattern with the home in place of `~`, a leading `/` and a `/**`.
+fn text_bound(patterns: &[&str], home_len: usize) -> usize {
+    patterns
+        .iter()
+        .map(|pattern| {
+            let body = pattern.strip_prefix(IGNORE_CASE).unwrap_or(pattern);
+            let home = body.starts_with('~');
+            let len = body.len() + if home { home_len } else { 0 } + 4;
+            // A directory has a second glob for what it holds (a bare `~`
+            // may be one: the home `/`); a relative `**/` one a second
+            // target.
+            let texts = if body.ends_with('/') || home { 2 } else { 1 };
+            let targets = if home || body.starts_with('/') { 1 } else { 2 };
+            len * texts * targets
+        })
+        .sum()
+}
+
+/// The home as glob text: a path, not a pattern. A `[` or `{` in it must
+/// match itself (unescaped, it broke the set or matched other homes), and
+/// so must a `\` (globset's escape leaves it, and it then escaped the next
+/// character: `/tmp/a\b` matched `/tmp/ab` only).
+fn escaped_home(home: &str) -> String {
+    globset::escape(&absolute_without_context(home)).replace('\\', "\\\\")
+}
+
+/// The texts a path is matched on, as [`PathGlobSet::matches`] computes
+/// them: the normalised path, and the part of it below the root.
+fn subjects(path: &str, root_abs: &str, home_abs: Option<&str>) -> (String, Option<String>) {
+    let path = if is_normalized(path) {
+        path.to_string()
+    } else {
+        normalize(path, root_abs, home_abs)
+    };
+    let relative = relative_to(root_abs, &path).map(str::to_string);
+    (path, relative)
+}
+
+/// Whether a glob of `target` cannot match a path of these `subjects`.
+fn ruled_out(
+    subjects: &Option<(String, Option<String>)>,
+    target: Target,
+    text: &str,
+    ignore_case: bool,
+) -> bool {
+    let Some((path, rel)) = subjects else {
+        return false;
+    };
+    let subject = match target {
+        Target::Absolute => Some(path.as_str()),
+        Target::Relative => rel.as_deref(),
+    };
+    cannot_match(text, subject, ignore_case)
+}
+
+/// The two glob sets of a [`PathGlobSet`] being filled.
+struct SetBuilder {
+    absolute: (GlobSetBuilder, Vec<usize>),
+    relative: (GlobSetBuilder, Vec<usize>),
+}
+
+impl SetBuilder {
+    fn new() -> Self {
+        SetBuilder {
+            absolute: (GlobSetBuilder::new(), Vec::new()),
+            relative: (GlobSetBuilder::new(), Vec::new()),
+        }
+    }
+
+    fn add(&mut self, target: Target, glob: Glob, owner: usize) {
+        let (builder, owners) = match target {
+            Target::Absolute => &mut self.absolute,
+            Target::Relative => &mut self.relative,
+        };
+        builder.add(glob);
+        owners.push(owner);
+    }
+
+    fn finish(self, root: String, home: Option<String>) -> Result<PathGlobSet, PathPatternError> {
+        let build = |builder: GlobSetBuilder| {
+            builder.build().map_err(|e| PathPatternError {
+                index: 0,
+                pattern: String::new(),
+                reason: format!("pattern set could not be compiled: {e}"),
+            })
+        };
+        Ok(PathGlobSet {
+            root,
+            home,
+            absolute: build(self.absolute.0)?,
+            absolute_owner: self.absolute.1,
+            relative: build(self.relative.0)?,
+            relative_owner: self.relative.1,
+        })
+    }
+}
+
+/// Patterns expanded for one home into the glob texts that implement them
+/// (see [`expand_pattern`]), with every refusal `PathGlobSet::new` would
+/// make already found: a text that is not plain (a class, an alternative,
+/// an escape) is compiled here, once; a plain one (characters, `*`, `?`,
+/// `/`) always compiles and waits until a set needs it. A holder asks for
+/// sets of many paths from one expansion: the guard pack's fifty globs of
+/// hook settings cost 3 M instructions to build whole, and a written path
+/// that holds none of their literal runs needs none of them.
+#[derive(Debug, Clone)]
+pub struct ExpandedGlobs {
+    patterns: Vec<String>,
+    globs: Vec<ExpandedGlob>,
+    /// Small enough for sets of some of the globs (see `NARROWABLE_TEXT`).
+    narrowable: bool,
+}
+
+#[derive(Debug, Clone)]
+struct ExpandedGlob {
+    /// Index of the pattern it came from.
+    owner: usize,
+    target: Target,
+    text: String,
+    ignore_case: bool,
+    /// The compiled glob of a text that is not plain.
+    compiled: Option<Glob>,
+}
+
+impl ExpandedGlobs {
+    /// Expand `patterns` with `home`, refusing (with the same error, for the
+    /// first bad pattern in order) exactly what `PathGlobSet::new` refuses
+    /// for any root.
+    pub fn new(patterns: &[&str], home: Option<&str>) -> Result<Self, PathPatternError> {
+        let escaped = home.map(escaped_home);
+        let mut globs = Vec::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            let fail = |reason: String| PathPatternError {
+                index,
+                pattern: pattern.to_string(),
+                reason,
+            };
+            let (body, ignore_case) = match pattern.strip_prefix(IGNORE_CASE) {
+                Some(rest) => (rest, true),
+                None => (*pattern, false),
+            };
+            for (target, text) in expand_pattern(body, escaped.as_deref()).map_err(fail)? {
+                let compiled = if is_plain(&text) {
+                    None
+                } else {
+                    Some(compile_glob(&text, ignore_case).map_err(fail)?)
+                };
+                globs.push(ExpandedGlob {
+                    owner: index,
+                    target,
+                    text,
+                    ignore_case,
+                    compiled,
+                });
+            }
+        }
+        let bound = text_bound(patterns, escaped.as_ref().map_or(0, String::len));
+        Ok(ExpandedGlobs {
+            patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            globs,
+            narrowable: bound <= NARROWABLE_TEXT,
+        })
+    }
+
+    /// Whether a set for one path leaves out the globs it cannot match
+    /// (otherwise every set is whole).
+    pub fn narrowable(&self) -> bool {
+        self.narrowable
+    }
+
+    /// The set for `root` (`home`: the one expanded with, for normalising
+    /// paths): whole, or, with `only`, for that one path (see
+    /// [`PathGlobSet::for_path`]).
+    pub fn set(
+        &self,
+        root: &str,
+        home: Option<&str>,
+        only: Option<&str>,
+    ) -> Result<PathGlobSet, PathPatternError> {
+        let root_abs = absolute_without_context(root);
+        let home_abs = home.map(absolute_without_context);
+        let subjects = only
+            .filter(|_| self.narrowable)
+            .map(|path| subjects(path, &root_abs, home_abs.as_deref()));
+        let mut sets = SetBuilder::new();
+        for glob in &self.globs {
+            if ruled_out(&subjects, glob.target, &glob.text, glob.ignore_case) {
+                continue;
+            }
+            let compiled = match &glob.compiled {
+                Some(compiled) => compiled.clone(),
+                None => compile_glob(&glob.text, glob.ignore_case).map_err(|reason| {
+                    PathPatternError {
+                        index: glob.owner,
+                        pattern: self.patterns[glob.owner].clone(),
+                        reason,
+                    }
+                })?,
+            };
+            sets.add(glob.target, compiled, glob.owner);
+        }
+        sets.finish(root_abs, home_abs)
+    }
+}
+
+/// A glob text of plain characters, `*`, `?` and `/` only: globset
+/// compiles every such text (a misplaced `**` is two `*`).
+fn is_plain(text: &str) -> bool {
+    !text.contains(['[', ']', '{', '}', '\\'])
+}
+
+fn compile_glob(text: &str, ignore_case: bool) -> Result<Glob, String> {
+    GlobBuilder::new(text)
+        .literal_separator(true)
+        .case_insensitive(ignore_case)
+        .build()
+        .map_err(|e| e.kind().to_string())
+}
+
 /// `path` relative to `root` (both normalised), if it is inside it.
 fn relative_to<'p>(root: &str, path: &'p str) -> Option<&'p str> {
     if root == "/" {
@@ -251,7 +454,7 @@ fn relative_to<'p>(root: &str, path: &'p str) -> Option<&'p str> {
 /// A glob that ignores case (`(?i)`) is judged on ASCII-lowercased text, so
 /// `.ENV` keeps `(?i)**/.env`.
 fn cannot_match(text: &str, subject: Option<&str>, ignore_case: bool) -> bool {
-    if text.contains(['[', ']', '{', '}', '\\']) {
+    if !is_plain(text) {
         return false;
     }
     let Some(subject) = subject else {
@@ -278,12 +481,13 @@ fn first_owner(set: &GlobSet, owners: &[usize], path: &str) -> Option<usize> {
         .min()
 }
 
-/// Turn one user pattern into the globs that implement it.
+/// Turn one user pattern into the globs that implement it; `home` is the
+/// home already escaped ([`escaped_home`]).
 fn expand_pattern(pattern: &str, home: Option<&str>) -> Result<Vec<(Target, String)>, String> {
     if pattern.is_empty() {
         return Err("empty pattern".to_string());
     }
-    let (anchored, body) = if let Some(after) = pattern.strip_prefix('~') {
+    let (anchored, start, body) = if let Some(after) = pattern.strip_prefix('~') {
         let (name, rest) = after.split_at(after.find('/').unwrap_or(after.len()));
         if !name.is_empty() {
             return Err(format!(
@@ -291,19 +495,22 @@ fn expand_pattern(pattern: &str, home: Option<&str>) -> Result<Vec<(Target, Stri
             ));
         }
         let home = home.ok_or("pattern starts with '~' but no home directory was given")?;
-        // The home is a path, not a pattern: a `[` or `{` in it must match
-        // itself (unescaped, it broke the set or matched other homes).
-        (
-            true,
-            format!("{}{rest}", globset::escape(&absolute_without_context(home))),
-        )
+        (true, home, rest)
     } else {
-        (pattern.starts_with('/'), pattern.to_string())
+        (pattern.starts_with('/'), "", pattern)
     };
-
-    let directory = body.ends_with('/');
-    let mut parts = Vec::new();
-    for part in body.split('/') {
+    // What `start` and `body` spell together (`rest` is empty or starts
+    // with '/'), with empty and `.` components dropped.
+    let directory = if body.is_empty() {
+        start.ends_with('/')
+    } else {
+        body.ends_with('/')
+    };
+    let mut text = String::with_capacity(start.len() + body.len() + 4);
+    if anchored {
+        text.push('/');
+    }
+    for part in start.split('/').chain(body.split('/')) {
         match part {
             "" | "." => {}
             ".." => {
@@ -312,25 +519,24 @@ fn expand_pattern(pattern: &str, home: Option<&str>) -> Result<Vec<(Target, Stri
                         .to_string(),
                 )
             }
-            name => parts.push(name),
+            name => {
+                if !text.is_empty() && !text.ends_with('/') {
+                    text.push('/');
+                }
+                text.push_str(name);
+            }
         }
     }
-    let joined = parts.join("/");
-    let text = if anchored {
-        format!("/{joined}")
-    } else if joined.is_empty() {
+    if text.is_empty() {
         return Err("pattern names no path (only '.' and '/')".to_string());
-    } else {
-        joined
-    };
-
-    let mut texts = vec![text.clone()];
-    if directory {
-        let sep = if text.ends_with('/') { "" } else { "/" };
-        texts.push(format!("{text}{sep}**"));
     }
-    let mut globs = Vec::new();
-    for text in texts {
+
+    let below = directory.then(|| {
+        let sep = if text.ends_with('/') { "" } else { "/" };
+        format!("{text}{sep}**")
+    });
+    let mut globs = Vec::with_capacity(4);
+    for text in std::iter::once(text).chain(below) {
         if anchored {
             globs.push((Target::Absolute, text));
         } else {
@@ -405,7 +611,15 @@ mod tests {
     /// set with it still builds (it broke the guard pack's set before).
     #[test]
     fn a_home_with_glob_characters_matches_itself_only() {
-        for home in ["/tmp/we[ird", "/tmp/a{b", "/tmp/a*b", "/tmp/a?b"] {
+        for home in [
+            "/tmp/we[ird",
+            "/tmp/a{b",
+            "/tmp/a*b",
+            "/tmp/a?b",
+            "/tmp/a\\b",
+            "/tmp/a\\",
+            "/tmp/a,b}",
+        ] {
             let set = PathGlobSet::new(&["~/.ssh/**"], "/p", Some(home))
                 .unwrap_or_else(|e| panic!("{home}: {}", e.reason));
             assert!(
@@ -414,6 +628,8 @@ mod tests {
             );
             assert!(set.matches("/tmp/wei/.ssh/id_rsa").is_none(), "{home}");
             assert!(set.matches("/tmp/aXb/.ssh/id_rsa").is_none(), "{home}");
+            assert!(set.matches("/tmp/ab/.ssh/id_rsa").is_none(), "{home}");
+            assert!(set.matches("/tmp/a/.ssh/id_rsa").is_none(), "{home}");
         }
         let guarded = super::super::GuardedPaths::new(
             &["~/.claude/settings.json"],
@@ -509,6 +725,53 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Sets of every costly kind of glob, twice `NARROWABLE_TEXT` in all,
+    /// build: under the bound, no choice of globs that each compile can
+    /// fail as a set (the costliest, all `*` and `?`, fail from 12 times
+    /// the bound on).
+    #[test]
+    fn sets_twice_the_narrowing_bound_build() {
+        for unit in [
+            "*?*?",
+            "(?i)*?*?",
+            "a?b*c",
+            "(?i)k?s*x",
+            "é?ß*ж",
+            "[!a-z0-9_][a-c]",
+            "(?i)[a-z][!/]",
+            "{ab,cd,ef}",
+            "**/x",
+        ] {
+            let (prefix, body) = match unit.strip_prefix(IGNORE_CASE) {
+                Some(body) => (IGNORE_CASE, body),
+                None => ("", unit),
+            };
+            let glob = format!("{prefix}/x/{}", body.repeat(1024 / body.len()));
+            let patterns: Vec<String> = (0..=2 * NARROWABLE_TEXT / glob.len())
+                .map(|i| format!("{glob}{i}"))
+                .collect();
+            let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let expanded = ExpandedGlobs::new(&refs, None).expect("each glob compiles");
+            assert!(!expanded.narrowable(), "{unit}: over the bound");
+            let set = expanded.set("/p", None, None);
+            assert!(set.is_ok(), "{unit}: {:?}", set.err());
+            // Half of them is within the bound, and narrowed.
+            let half = ExpandedGlobs::new(&refs[..refs.len() / 2 - 1], None).unwrap();
+            assert!(half.narrowable(), "{unit}: within the bound");
+        }
+    }
+
+    /// Over the bound, a set for one path is the whole set.
+    #[test]
+    fn over_the_bound_a_set_for_one_path_is_whole() {
+        let long = format!("/{}/*.pem", "d".repeat(NARROWABLE_TEXT));
+        let patterns = ["**/.env", long.as_str()];
+        let one = PathGlobSet::for_path(&patterns, "/p", None, "/p/README.md").unwrap();
+        assert_eq!(one.absolute.len() + one.relative.len(), 3);
+        let narrowed = PathGlobSet::for_path(&patterns[..1], "/p", None, "/p/README.md").unwrap();
+        assert_eq!(narrowed.absolute.len() + narrowed.relative.len(), 0);
     }
 
     #[test]

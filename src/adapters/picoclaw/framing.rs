@@ -15,6 +15,7 @@
 //! - every reply is made to fit in [`PICOCLAW_READ_LIMIT`] (see [`fit`]).
 
 use crate::engine;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value as Json};
 use std::io::BufRead;
 
@@ -217,6 +218,42 @@ pub fn fit(reply: &Json, mut fallback: impl FnMut(&str) -> Json) -> Vec<u8> {
     line(&Json::Object(out))
 }
 
+/// The reply line to a request, `{"jsonrpc":"2.0","id":ID,"result":RESULT}`
+/// and its newline, made to fit as [`fit`] does: a long `reason` cut, else
+/// `fallback`'s failure reply. The id is written as it came (its JSON text,
+/// a number or a string) and the result straight into the line, without
+/// building the reply as a tree first: this is every decision's reply.
+pub fn fit_result(id: &RawValue, result: &Json, mut fallback: impl FnMut(&str) -> Json) -> Vec<u8> {
+    let line = |r: &Json| {
+        let mut text = Vec::with_capacity(128 + id.get().len());
+        text.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        text.extend_from_slice(id.get().as_bytes());
+        text.extend_from_slice(b",\"result\":");
+        // Writing a `Value` into a `Vec` cannot fail (its keys are strings,
+        // and a `Vec` takes every byte).
+        let _ = serde_json::to_writer(&mut text, r);
+        text.extend_from_slice(b"}\n");
+        text
+    };
+    let text = line(result);
+    if text.len() <= PICOCLAW_READ_LIMIT {
+        return text;
+    }
+    let too_big = text.len();
+    if let Some(Json::String(reason)) = result.get("reason") {
+        let mut cut = result.clone();
+        cut["reason"] = Json::String(shorten(reason, 4096));
+        let text = line(&cut);
+        if text.len() <= PICOCLAW_READ_LIMIT {
+            return text;
+        }
+    }
+    let why = format!(
+        "the reply would be {too_big} bytes, more than the {PICOCLAW_READ_LIMIT} PicoClaw reads"
+    );
+    line(&fallback(&why))
+}
+
 /// The first `max` bytes of `text` (on a character boundary), marked as cut.
 fn shorten(text: &str, max: usize) -> String {
     if text.len() <= max {
@@ -306,6 +343,34 @@ mod tests {
             .as_str()
             .unwrap()
             .ends_with("bytes cut]"));
+
+        // The same, written straight from the id's text.
+        let id = RawValue::from_string("\"x-3\"".into()).unwrap();
+        let result = json!({"action": "deny_tool", "reason": reason});
+        let text = fit_result(&id, &result, |_| json!({"action": "deny_tool"}));
+        assert!(text.len() <= PICOCLAW_READ_LIMIT);
+        let v: Json = serde_json::from_slice(&text).unwrap();
+        assert_eq!((&v["jsonrpc"], &v["id"]), (&json!("2.0"), &json!("x-3")));
+        assert!(v["result"]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("bytes cut]"));
+        let result = json!({"action": "modify", "request": {"m": reason}});
+        let text = fit_result(
+            &id,
+            &result,
+            |why| json!({"action": "continue", "why": why}),
+        );
+        let v: Json = serde_json::from_slice(&text).unwrap();
+        assert_eq!(
+            (&v["id"], &v["result"]["action"]),
+            (&json!("x-3"), &json!("continue"))
+        );
+        let small = fit_result(&id, &json!({"approved": true}), |_| unreachable!());
+        assert_eq!(
+            small,
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"x-3\",\"result\":{\"approved\":true}}\n"
+        );
 
         let big = json!({"jsonrpc": "2.0", "id": 4, "result": {"action": "modify", "request": {"m": reason}}});
         let text = fit(&big, |why| json!({"action": "continue", "why": why}));

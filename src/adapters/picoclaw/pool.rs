@@ -72,19 +72,19 @@ struct State<R> {
     /// Workers waiting for a task: a submit wakes one only if there is one
     /// (waking a condvar is a system call, paid per request otherwise).
     idle: usize,
-    /// Whether the clock sleeps with no deadline to wait for. Deadlines are
-    /// the submit time plus one constant, so a new task's deadline is never
-    /// earlier than one the clock already waits for: it needs waking only
-    /// when it waits for none.
-    clock_idle: bool,
 }
 
 struct Shared<R, A, S> {
     state: Mutex<State<R>>,
     /// Workers wait here for tasks.
     work: Condvar,
-    /// The clock waits here for the next deadline; `finish` for idleness.
+    /// The clock waits here for the next deadline.
     clock: Condvar,
+    /// `finish` waits here for the last answer to be sent. (Not the
+    /// clock's: each wake-up of the clock scans the queue, and while the
+    /// pool finishes every answer would wake it, quadratic in the backlog
+    /// left when stdin closes.)
+    drained: Condvar,
     server: S,
     deadline: Duration,
     size: usize,
@@ -117,10 +117,10 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
                 unsent: 0,
                 closing: false,
                 idle: 0,
-                clock_idle: false,
             }),
             work: Condvar::new(),
             clock: Condvar::new(),
+            drained: Condvar::new(),
             server,
             deadline,
             size,
@@ -142,21 +142,21 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
 
     /// Queues a request; its deadline counts from now.
     pub fn submit(&self, request: R) {
+        let mut st = self.shared.lock();
+        // Timed under the lock: the clock, which never scans while a submit
+        // holds it, may then take this deadline to be no earlier than its
+        // own wake-up (see `clock`).
         let task = Arc::new(Task {
             request,
             deadline: Instant::now() + self.shared.deadline,
             answered: AtomicBool::new(false),
         });
-        let mut st = self.shared.lock();
         st.queue.push_back(task);
         st.unsent += 1;
-        let (wake_worker, wake_clock) = (st.idle > 0, st.clock_idle);
+        let wake_worker = st.idle > 0;
         drop(st);
         if wake_worker {
             self.shared.work.notify_one();
-        }
-        if wake_clock {
-            self.shared.clock.notify_all();
         }
     }
 
@@ -172,7 +172,7 @@ impl<R: Send + Sync + 'static, A: 'static, S: Server<R, A>> Pool<R, A, S> {
         while st.unsent > 0 {
             st = self
                 .shared
-                .clock
+                .drained
                 .wait_timeout(st, Duration::from_millis(50))
                 .map(|(g, _)| g)
                 .unwrap_or_else(|p| p.into_inner().0);
@@ -242,7 +242,7 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
         let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
         if st.closing {
             // `finish` waits for the last answer to be sent.
-            shared.clock.notify_all();
+            shared.drained.notify_all();
         }
         if written_off {
             // A replacement took this worker's place; rejoin only if the
@@ -297,7 +297,7 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
             }
             st = shared.lock();
             st.unsent -= sent;
-            shared.clock.notify_all();
+            shared.drained.notify_all();
             continue;
         }
         let next = st
@@ -306,16 +306,17 @@ fn clock<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sha
             .chain(st.running.iter().filter(|(_, w, _)| !w).map(|(t, ..)| t))
             .map(|t| t.deadline)
             .min();
-        let wait = next.map_or(Duration::from_secs(3600), |d| {
-            d.saturating_duration_since(now)
-        });
-        st.clock_idle = next.is_none();
+        // With nothing to wait for, one deadline's length: a request
+        // submitted meanwhile is due later than that (deadlines are the
+        // submit time plus that constant), so a submit never needs to wake
+        // the clock (a system call and a context switch per request when
+        // requests come one at a time, as they do from PicoClaw).
+        let wait = next.map_or(shared.deadline, |d| d.saturating_duration_since(now));
         st = shared
             .clock
             .wait_timeout(st, wait.max(Duration::from_millis(1)))
             .map(|(g, _)| g)
             .unwrap_or_else(|p| p.into_inner().0);
-        st.clock_idle = false;
     }
 }
 
