@@ -31,7 +31,9 @@
 //! An entry is two text lines (the format, the key), a line with the
 //! checksum and length of a JSON directory (settings, how many rules, where
 //! each part of the body is), the directory, then the binary body: each
-//! rule's source (JSON), the rules' locations, the conditions' regex
+//! rule's record (its source as JSON, then a tab and the CEL trees parsed
+//! for it, src/expr/stored_tree.rs, which a call rebuilds instead of
+//! parsing the rule's expressions), the rules' locations, the conditions' regex
 //! patterns with their shortest match lengths (src/expr/regex_match.rs),
 //! and the tables of the decision tree (src/compile/tables.rs). A call
 //! maps the entry and reads only what its payload needs: the directory, the
@@ -55,7 +57,7 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 6";
+const FORMAT: &str = "hook-policy prepared policy 7";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
@@ -152,7 +154,7 @@ fn entry(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Opt
         // source, so nothing is stored.
         let loaded = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id)?;
         let at = w.body.len();
-        serde_json::to_writer(&mut w.body, &RuleForm::of(loaded, &rule.origin)).ok()?;
+        RuleForm::write_record(loaded, rule, &mut w.body).ok()?;
         let len = w.body.len() - at;
         locations.push((u32::try_from(at).ok()?, u32::try_from(len).ok()?));
     }

@@ -149,6 +149,60 @@ fn a_damaged_or_unwritable_cache_only_costs_speed() {
     assert!(!cache.exists());
 }
 
+/// Each rule's line in an entry ends with its parsed CEL trees, which a
+/// cached call rebuilds instead of parsing: damage there (any flipped byte,
+/// a cut) is a miss like any other, and the call decides from the files.
+#[test]
+fn a_damaged_stored_tree_only_costs_speed() {
+    let dir = TempDir::new("cache-tree");
+    let p = dir.write(
+        "policy.yaml",
+        "version: 1
+rules:
+  - id: no-rm-r
+    hook: pre_shell_exec
+    when: command.shellCommands().exists(c, c.program == 'rm' && c.args.exists(a, a.startsWith('-r')))
+    deny: \"no rm -r\"
+",
+    );
+    let home = ChibiHome::install(&[&p]);
+    let cache = cache_dir(&home);
+    age();
+    assert!(denied(&home, "rm -r x"));
+    let names = entries(&cache);
+    assert_eq!(names.len(), 1);
+    let entry = cache.join(&names[0]);
+    let good = std::fs::read(&entry).unwrap();
+    // From the cache, with the stored tree.
+    assert!(denied(&home, "rm -rf x"));
+    assert!(!denied(&home, "rm x"));
+    assert_eq!(
+        std::fs::read(&entry).unwrap(),
+        good,
+        "the entry was used, not rewritten"
+    );
+    // The rule's record: its JSON, a tab, its trees (then other parts).
+    let tab = 1 + good
+        .windows(2)
+        .position(|w| w == b"}\t")
+        .expect("a stored tree");
+    let mut damaged: Vec<Vec<u8>> = (tab + 1..(tab + 64).min(good.len()))
+        .map(|i| {
+            let mut bad = good.clone();
+            bad[i] ^= 0x01;
+            bad
+        })
+        .collect();
+    damaged.push(good[..tab + 8].to_vec());
+    damaged.push([&good[..tab + 8], &good[tab + 9..]].concat());
+    for bad in damaged {
+        std::fs::write(&entry, &bad).unwrap();
+        assert!(denied(&home, "rm -r x"));
+        std::fs::write(&entry, &bad).unwrap();
+        assert!(!denied(&home, "rm x"));
+    }
+}
+
 /// A cached entry stores each `matches()` pattern's shortest match, so a
 /// call answers "no match" on shorter texts without reading the pattern:
 /// the decisions stay those of the files, on both sides of that length.

@@ -19,7 +19,9 @@ impl RuleCompiler<'_> {
     ) -> crate::matchers::Matchers {
         use crate::catalogue::Subject;
         use crate::matchers as m;
-        let rule = self.rule().clone();
+        // The loaded rule outlives `self`'s borrow: no copy of the rule.
+        let loaded = self.loaded;
+        let rule = &loaded.rule;
         let mut out = m::Matchers::default();
         let present = [
             (Subject::Command, rule.shell.is_some()),
@@ -90,7 +92,7 @@ impl RuleCompiler<'_> {
             }
         }
         if self.thorough && *ok {
-            self.lint_dead_patterns(&rule);
+            self.lint_dead_patterns(rule);
         }
         out
     }
@@ -162,7 +164,22 @@ impl RuleCompiler<'_> {
         key: &str,
     ) -> Option<IdedExpr> {
         if !self.thorough {
-            return match crate::expr::parse_fast(source) {
+            // A tree stored in the prepared entry is the one `parse_fast`
+            // built when the entry was written, and the one recorded for an
+            // entry is the parser's: rewrites of a parsed tree belong in the
+            // `Ok` arm below, so that they apply to both alike.
+            let stored = self.stored_trees.as_mut().and_then(|t| t.next(source));
+            let parsed = match stored {
+                Some(expr) => Ok(expr),
+                None => {
+                    let parsed = crate::expr::parse_fast(source);
+                    if let Some(recorder) = &mut self.recorder {
+                        recorder.record(source, parsed.as_ref().ok());
+                    }
+                    parsed
+                }
+            };
+            return match parsed {
                 Ok(mut expr) => {
                     crate::expr::const_sets::fold_constant_lists(&mut expr);
                     Some(expr)

@@ -69,6 +69,10 @@ pub struct CompiledRule {
     pub exceptions: Vec<crate::packs::compose::ExceptionSpec>,
     /// From a pack shipped in the binary.
     pub shipped: bool,
+    /// The CEL trees parsed for this rule, in the form a prepared entry
+    /// stores them (see [`crate::expr::stored_tree`]); empty unless the
+    /// rule was compiled for one hook, the only case that writes entries.
+    pub trees: Vec<u8>,
 }
 
 /// How precisely a rule picks what it applies to, from its tests alone.
@@ -186,8 +190,14 @@ pub fn compile(set: &PolicySet, only_hook: Option<&str>) -> (CompiledPolicy, Vec
             // one verdict, whichever build installed it.
             thorough: only_hook.is_none(),
             stored: false,
+            stored_trees: None,
+            // A policy compiled for one hook may be written to the cache.
+            recorder: only_hook.map(|_| Default::default()),
         };
-        if let Some(compiled) = rc.compile(only_hook) {
+        if let Some(mut compiled) = rc.compile(only_hook) {
+            if let Some(recorder) = rc.recorder.take() {
+                compiled.trees = recorder.finish();
+            }
             rules.push(compiled);
         }
     }
@@ -247,6 +257,10 @@ struct RuleCompiler<'a> {
     /// executable compiled it cleanly: checks that can only reject a rule,
     /// and answer alike every time, need not run again.
     stored: bool,
+    /// The trees the entry stored for this rule, read instead of parsing.
+    stored_trees: Option<crate::expr::stored_tree::StoredTrees<'a>>,
+    /// Where the trees parsed for this rule are recorded for an entry.
+    recorder: Option<crate::expr::stored_tree::TreeRecorder>,
 }
 
 impl RuleCompiler<'_> {
@@ -329,6 +343,7 @@ impl RuleCompiler<'_> {
             log_only: false,
             exceptions: Vec::new(),
             shipped: self.loaded.shipped,
+            trees: Vec::new(),
         };
         if let Some(overlay) = &self.loaded.overlay {
             apply_overlay(&mut compiled, overlay);

@@ -18,6 +18,7 @@
 use super::tables::{self, Damaged, PlanTables};
 use super::{CompiledPolicy, CompiledRule, RuleCompiler};
 use crate::diagnostic::SourceFile;
+use crate::expr::stored_tree::StoredTrees;
 use crate::load::{tree::Node, LoadedRule};
 use crate::packs::compose::Overlay;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,23 @@ pub struct RuleForm {
 }
 
 impl RuleForm {
+    /// Appends the stored record of `compiled`, loaded as `loaded`: its
+    /// JSON, then a tab and its parsed CEL trees when it has any (JSON
+    /// holds no raw tab; neither part holds a newline, so a record can be
+    /// a line). [`DeferredRules`] reads it back.
+    pub fn write_record(
+        loaded: &LoadedRule,
+        compiled: &CompiledRule,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
+        serde_json::to_writer(&mut *out, &RuleForm::of(loaded, &compiled.origin))?;
+        if !compiled.trees.is_empty() {
+            out.push(b'\t');
+            out.extend_from_slice(&compiled.trees);
+        }
+        Ok(())
+    }
+
     pub fn of(loaded: &LoadedRule, origin: &str) -> RuleForm {
         RuleForm {
             rule: loaded.node.to_json(),
@@ -237,14 +255,36 @@ impl DeferredRules {
     }
 }
 
-fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
+/// [`RuleForm`] as read back: the rule straight into its type (a JSON
+/// tree in between cost as much as compiling the rule).
+#[derive(Deserialize)]
+struct StoredRule {
+    rule: crate::model::Rule,
+    file: String,
+    origin: String,
+    order: usize,
+    overlay: Option<Overlay>,
+    shipped: bool,
+}
+
+fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
     let damaged = |what: &str| format!("the policy cache entry is damaged ({what}); delete it");
-    let form: RuleForm = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
-    let rule = crate::model::Rule::deserialize(&form.rule).map_err(|_| damaged("rule shape"))?;
+    let (json, trees) = match memchr::memchr(b'\t', line) {
+        Some(tab) => (&line[..tab], StoredTrees::new(&line[tab + 1..])),
+        None => (line, None),
+    };
+    let form: StoredRule = serde_json::from_slice(json).map_err(|_| damaged("rule"))?;
     let loaded = LoadedRule {
-        rule,
+        rule: form.rule,
         file: Arc::new(SourceFile::new(PathBuf::from(&form.file), String::new())),
-        node: Node::from_json(&form.rule),
+        // The compiler reads nodes only to place problems in the file, and
+        // a stored rule has no file text to place them in (its problems
+        // make it "damaged"): an empty mapping with an empty span, as every
+        // node of a stored rule had when they were rebuilt from its JSON.
+        node: Node {
+            value: crate::load::tree::Value::Map(Vec::new()),
+            span: Default::default(),
+        },
         order: form.order,
         // Neither is read by the compiler: the layer and pack only served
         // composing the set, whose result is `overlay`.
@@ -259,6 +299,9 @@ fn compile_stored(json: &[u8], hook: &str) -> Result<CompiledRule, String> {
         diags: &mut diags,
         thorough: false,
         stored: true,
+        // A record that does not read leaves the rule's trees to the parser.
+        stored_trees: trees,
+        recorder: None,
     };
     let mut compiled = rc
         .compile(Some(hook))
@@ -281,5 +324,78 @@ pub fn deferred_policy(
         on_error,
         log,
         deferred: Some(rules),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::SourceFile;
+
+    /// A stored line of the one rule of `yaml`, and that rule's `when` tree.
+    fn line_of(yaml: &str) -> (Vec<u8>, cel::common::ast::IdedExpr) {
+        let source = Arc::new(SourceFile::new("p.yaml".into(), yaml.into()));
+        let (set, _) = crate::load::load_sources(vec![source]);
+        let (policy, _) = crate::compile::compile(&set, Some("pre_shell_exec"));
+        let mut line = Vec::new();
+        RuleForm::write_record(&set.rules[0], &policy.rules[0], &mut line).unwrap();
+        let when = policy.rules[0].when.as_ref().unwrap().expr.clone();
+        (line, when)
+    }
+
+    const YAML: &str = "version: 1\nrules:\n  - id: r\n    hook: pre_shell_exec\n    when: command.startsWith('rm') && ['a', 'b'].exists(x, command.contains(x))\n    deny: \"no ${{ command.size() }}\"\n";
+
+    /// The rule's source says `xx` where its stored tree says `rm` (same
+    /// length): what the stored rule runs shows which of the two was read.
+    fn edited(line: &[u8]) -> Vec<u8> {
+        let text = String::from_utf8_lossy(line).into_owned();
+        let at = text.find("startsWith('rm')").unwrap() + "startsWith('".len();
+        let mut out = line.to_vec();
+        out[at..at + 2].copy_from_slice(b"xx");
+        out
+    }
+
+    #[test]
+    fn a_stored_rule_runs_its_stored_tree() {
+        let (line, when) = line_of(YAML);
+        let tab = line.iter().position(|&b| b == b'\t').expect("trees stored");
+        assert!(tab < line.len() - 1);
+        let rule = compile_stored(&line, "pre_shell_exec").unwrap();
+        assert_eq!(rule.when.as_ref().unwrap().expr, when);
+        let rule = compile_stored(&edited(&line), "pre_shell_exec").unwrap();
+        assert_eq!(
+            rule.when.as_ref().unwrap().expr,
+            when,
+            "the tree, not the text"
+        );
+    }
+
+    #[test]
+    fn a_record_that_does_not_read_leaves_the_rule_to_the_parser() {
+        let (line, _) = line_of(YAML);
+        let line = edited(&line);
+        let tab = line.iter().position(|&b| b == b'\t').unwrap();
+        let from_text = crate::expr::parse_fast(
+            "command.startsWith('xx') && ['a', 'b'].exists(x, command.contains(x))",
+        )
+        .unwrap();
+        let mut damaged: Vec<Vec<u8>> = vec![
+            line[..tab].to_vec(),      // no trees
+            line[..tab + 1].to_vec(),  // an empty record
+            line[..tab + 12].to_vec(), // cut inside the `when` tree
+        ];
+        let mut other_version = line.clone();
+        other_version[tab + 1] = 2;
+        damaged.push(other_version);
+        let mut bad_tag = line.clone();
+        // The root's tag (a call: `_&&_`), after the version, the source
+        // length, the "stored" byte and the root's id.
+        assert_eq!(bad_tag[tab + 5], 4);
+        bad_tag[tab + 5] = 0x7F;
+        damaged.push(bad_tag);
+        for bad in damaged {
+            let rule = compile_stored(&bad, "pre_shell_exec").expect("compiles from its text");
+            assert_eq!(rule.when.as_ref().unwrap().expr, from_text);
+        }
     }
 }

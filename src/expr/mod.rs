@@ -6,6 +6,7 @@ mod commands;
 pub mod const_sets;
 pub mod functions;
 pub(crate) mod regex_match;
+pub mod stored_tree;
 #[cfg(feature = "reference-parser")]
 mod syntax_words;
 pub mod template;
