@@ -110,6 +110,9 @@ done
 LOOP
 chmod +x "$work/loop"
 plugin() { echo "$work/$1$2/plugins/hook-policy/hook-policy"; }
+# One untimed call, so that a cold case finds the hook's cache entry (the
+# edit cases remove the whole cache directory of their install).
+warm() { CHIBI_HOOK=$2 "$1" < "$work/$3.json" > /dev/null 2>&1 || true; }
 for b in "${binaries[@]}"; do
   for n in $sizes; do
     p=$(plugin "${b%%:*}" "$n")
@@ -134,6 +137,8 @@ if [ -n "${CALLGRIND:-}" ]; then
     for mode in $modes; do for b in "${binaries[@]}"; do
       p=$(plugin "${b%%:*}" "$n")
       [ "$mode" = edit ] && rm -rf "$(dirname "$p")/cache"
+      # An edit case of another hook removed this hook's entry: write it first.
+      [ "$mode" = cold ] && warm "$p" "$hook" "$payload"
       ir=$(CHIBI_HOOK=$hook valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         "$p" < "$work/$payload.json" 2>&1 >/dev/null |
         sed -n 's/.*Collected : //p')
@@ -167,6 +172,9 @@ for n in $sizes; do
     IFS=: read -r name hook payload <<< "$c"
     for mode in $modes; do
       declare -A wall=() cpu=() wratio=() cratio=()
+      if [ "$mode" = cold ]; then
+        for b in "${binaries[@]}"; do warm "$(plugin "${b%%:*}" "$n")" "$hook" "$payload"; done
+      fi
       for r in $(seq "$rounds"); do
         read -r fw fc <<< "$(timed /bin/true cold "$hook" "$payload")"
         wall[floor]+="$fw "; cpu[floor]+="$fc "
