@@ -440,6 +440,41 @@ impl Drop for Mapped {
     }
 }
 
+/// How many entries of one hook the cache keeps.
+const ENTRIES_PER_HOOK: usize = 8;
+
+/// Removes `hook`'s entries of earlier formats, and its oldest entries
+/// (by the time they were written) beyond `keep`.
+fn prune_entries(dir: &Path, hook: &str, keep: usize) {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{hook}-");
+    let mut kept = Vec::new();
+    for e in listing.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(&prefix) {
+            continue;
+        }
+        if name.ends_with(".json") {
+            let _ = std::fs::remove_file(e.path());
+        } else if name.ends_with(".prepared") {
+            let written = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+            kept.push((written, e.path()));
+        }
+    }
+    if kept.len() > keep {
+        kept.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        for (_, path) in kept.drain(keep..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     if entry.is_empty() {
@@ -451,23 +486,17 @@ fn write_entry(dir: &Path, path: &Path, entry: &[u8]) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
-    // One entry per hook: older ones for this hook are stale.
+    // A few entries per hook, the most recently written kept: two policy
+    // lists or two binaries used in turn (a user-scope and a project-scope
+    // install, the plugin and the plain build) would otherwise remove each
+    // other's entry on every call and never hit. Keys never collide, so a
+    // kept entry is only ever read by the files and binary it was made for.
     let hook = path
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| n.split('-').next())
         .unwrap_or_default();
-    if let Ok(listing) = std::fs::read_dir(dir) {
-        let prefix = format!("{hook}-");
-        for e in listing.flatten() {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with(&prefix) && (name.ends_with(".prepared") || name.ends_with(".json"))
-            {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
+    prune_entries(dir, hook, ENTRIES_PER_HOOK - 1);
     let tmp = dir.join(format!(".{hook}-{}.tmp", std::process::id()));
     // `create_new` (O_EXCL): never through a link someone left at the name.
     let mut f = std::fs::OpenOptions::new()

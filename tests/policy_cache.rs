@@ -297,3 +297,71 @@ fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Two policy lists used in turn with one cache (a user-scope and a
+/// project-scope install, or two projects) each keep their entries: once
+/// written, neither call rewrites them, and each list decides by its own
+/// rules. Before, writing one list's entry removed the other's, so every
+/// call in turn was a miss that parsed the YAML.
+#[test]
+fn policy_lists_used_in_turn_keep_their_entries() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = TempDir::new("cache-turns");
+    let deny_rm = dir.write("a/policy.yaml", DENY_RM);
+    let deny_ls = dir.write("b/policy.yaml", DENY_LS);
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let home = dir.path().join("home");
+    let xdg = dir.path().join("xdg");
+    let cache = xdg.join("hook-policy");
+    age();
+    let deny = |policy: &Path, command: &str| -> bool {
+        let event = json!({
+            "session_id": "s", "transcript_path": "/tmp/t.jsonl",
+            "cwd": project, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "t"
+        });
+        let out = run(
+            &bin(),
+            &["hook", "claude-code", "--policy", policy.to_str().unwrap()],
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("XDG_CACHE_HOME", xdg.to_str().unwrap()),
+            ],
+            event.to_string().as_bytes(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.contains("\"deny\"")
+    };
+    let written = || -> Vec<(String, u64)> {
+        let mut list: Vec<_> = entries(&cache)
+            .into_iter()
+            .map(|name| {
+                let ino = std::fs::metadata(cache.join(&name)).unwrap().ino();
+                (name, ino)
+            })
+            .collect();
+        list.sort();
+        list
+    };
+
+    let round = || {
+        assert!(deny(&deny_rm, "rm x"));
+        assert!(!deny(&deny_rm, "ls"));
+        assert!(deny(&deny_ls, "ls"));
+        assert!(!deny(&deny_ls, "rm x"));
+    };
+    // The first round writes each list's entries (a call allowed by the
+    // shell rules also asks the agent's own hook, which has its entry).
+    round();
+    let first = written();
+    for hook in ["pre_shell_exec-", "claude_code.PreToolUse-"] {
+        let n = first.iter().filter(|(n, _)| n.starts_with(hook)).count();
+        assert_eq!(n, 2, "one {hook} entry per list: {first:?}");
+    }
+    round();
+    round();
+    assert_eq!(written(), first, "entries rewritten: calls in turn missed");
+}
