@@ -428,25 +428,11 @@ fn policy_test_cases_can_be_cline_events() {
 }
 
 fn install(home: &Path, cwd: &Path, extra: &[&str]) -> Output {
-    let policies = repo().join("policies");
-    let mut args = vec!["install", "cline", "--policy", policies.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    std::process::Command::new(bin())
-        .args(&args)
-        .current_dir(cwd)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .output()
-        .unwrap()
+    common::install_agent("cline", home, cwd, extra)
 }
 
 fn uninstall(home: &Path, file: &Path) -> Output {
-    std::process::Command::new(bin())
-        .args(["uninstall", "cline", "--settings", file.to_str().unwrap()])
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .output()
-        .unwrap()
+    common::uninstall_agent("cline", home, file)
 }
 
 /// Runs an installed hook file as Cline does (its shebang interpreter,

@@ -318,25 +318,11 @@ fn eval_policy_test_and_the_decision_log_speak_kiro() {
 }
 
 fn install(home: &Path, extra: &[&str]) -> Output {
-    let policies = repo().join("policies");
-    let mut args = vec!["install", "kiro", "--policy", policies.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    std::process::Command::new(bin())
-        .args(&args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .output()
-        .unwrap()
+    common::install_agent("kiro", home, home, extra)
 }
 
 fn uninstall(home: &Path, file: &Path) -> Output {
-    std::process::Command::new(bin())
-        .args(["uninstall", "kiro", "--settings", file.to_str().unwrap()])
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .output()
-        .unwrap()
+    common::uninstall_agent("kiro", home, file)
 }
 
 const AGENT: &str = r#"{

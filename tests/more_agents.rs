@@ -568,23 +568,11 @@ fn the_project_root_comes_from_the_agent_not_the_model() {
 }
 
 fn install(agent: &str, home: &Path, cwd: &Path, extra: &[&str]) -> Output {
-    let policies = repo().join("policies");
-    let mut args = vec!["install", agent, "--policy", policies.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let mut cmd = std::process::Command::new(bin());
-    cmd.args(&args)
-        .current_dir(cwd)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"));
-    cmd.output().unwrap()
+    common::install_agent(agent, home, cwd, extra)
 }
 
 fn uninstall(agent: &str, home: &Path, file: &Path) -> Output {
-    let mut cmd = std::process::Command::new(bin());
-    cmd.args(["uninstall", agent, "--settings", file.to_str().unwrap()])
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"));
-    cmd.output().unwrap()
+    common::uninstall_agent(agent, home, file)
 }
 
 #[test]

@@ -328,36 +328,11 @@ fn eval_policy_test_and_the_decision_log_speak_opencode() {
 }
 
 fn install(home: &Path, cwd: &Path, extra: &[&str]) -> Output {
-    let policies = repo().join("policies");
-    let mut args = vec![
-        "install",
-        "opencode",
-        "--policy",
-        policies.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    std::process::Command::new(bin())
-        .args(&args)
-        .current_dir(cwd)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .unwrap()
+    common::install_agent("opencode", home, cwd, extra)
 }
 
 fn uninstall(home: &Path, file: &Path) -> Output {
-    std::process::Command::new(bin())
-        .args([
-            "uninstall",
-            "opencode",
-            "--settings",
-            file.to_str().unwrap(),
-        ])
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .output()
-        .unwrap()
+    common::uninstall_agent("opencode", home, file)
 }
 
 #[test]

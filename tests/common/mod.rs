@@ -198,3 +198,32 @@ impl ChibiHome {
         v
     }
 }
+
+/// `policy install AGENT --policy policies/ EXTRA` as a user runs it from
+/// `cwd`, with HOME and the data directory (where the installed copy of the
+/// binary goes) inside `home`, and no XDG_CONFIG_HOME from the test's
+/// environment (agents' user-scope files then lie under `home`).
+pub fn install_agent(agent: &str, home: &Path, cwd: &Path, extra: &[&str]) -> Output {
+    let policies = repo().join("policies");
+    let mut args = vec!["install", agent, "--policy", policies.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Command::new(bin())
+        .args(&args)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap()
+}
+
+/// `policy uninstall AGENT --settings FILE` with the home of [`install_agent`].
+pub fn uninstall_agent(agent: &str, home: &Path, file: &Path) -> Output {
+    Command::new(bin())
+        .args(["uninstall", agent, "--settings", file.to_str().unwrap()])
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap()
+}
