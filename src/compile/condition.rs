@@ -164,26 +164,21 @@ impl RuleCompiler<'_> {
         key: &str,
     ) -> Option<IdedExpr> {
         if !self.thorough {
-            // A tree stored in the prepared entry is the one `parse_fast`
-            // built when the entry was written, and the one recorded for an
-            // entry is the parser's: rewrites of a parsed tree belong in the
-            // `Ok` arm below, so that they apply to both alike.
-            let stored = self.stored_trees.as_mut().and_then(|t| t.next(source));
-            let parsed = match stored {
-                Some(expr) => Ok(expr),
-                None => {
-                    let parsed = crate::expr::parse_fast(source);
-                    if let Some(recorder) = &mut self.recorder {
-                        recorder.record(source, parsed.as_ref().ok());
-                    }
-                    parsed
-                }
-            };
+            // A tree stored in the prepared entry is the one built below
+            // when the entry was written, constant lists already folded, so
+            // a stored rule pays neither the parse nor the fold.
+            if let Some(expr) = self.stored_trees.as_mut().and_then(|t| t.next(source)) {
+                return Some(expr);
+            }
+            let mut parsed = crate::expr::parse_fast(source);
+            if let Ok(expr) = &mut parsed {
+                crate::expr::const_sets::fold_constant_lists(expr);
+            }
+            if let Some(recorder) = &mut self.recorder {
+                recorder.record(source, parsed.as_ref().ok());
+            }
             return match parsed {
-                Ok(mut expr) => {
-                    crate::expr::const_sets::fold_constant_lists(&mut expr);
-                    Some(expr)
-                }
+                Ok(expr) => Some(expr),
                 Err(e) => {
                     self.cel_error(node, offset + e.char_offset, &e.message, key);
                     None

@@ -385,7 +385,7 @@ mod tests {
             line[..tab + 12].to_vec(), // cut inside the `when` tree
         ];
         let mut other_version = line.clone();
-        other_version[tab + 1] = 2;
+        other_version[tab + 1] = 0x7E; // a version never written
         damaged.push(other_version);
         let mut bad_tag = line.clone();
         // The root's tag (a call: `_&&_`), after the version, the source

@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// The form's version; a record of another version is not read.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// The deepest tree stored (and read). Deeper trees are left to the
 /// parser; the bound keeps a damaged record from recursing without end.
