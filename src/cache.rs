@@ -132,7 +132,9 @@ impl Lookup {
             // A file that cannot be examined: the normal path reports it.
             return crate::engine::prepare(paths, Some(hook));
         };
-        let (key, fresh) = (key.for_hook(hook), key.fresh);
+        let Some((key, fresh)) = key.for_hook(hook).map(|k| (k, key.fresh)) else {
+            return crate::engine::prepare(paths, Some(hook));
+        };
         let entry_path = dir.join(format!("{hook}-{}.prepared", key.name()));
         // For a call that finds the entry damaged. Its rule numbers are those
         // of the files it was written from: a policy read after an edit may
@@ -176,7 +178,9 @@ impl Lookup {
 
 /// Whether the files still have the key `key` for `hook`.
 fn unchanged(files: &[(PathBuf, usize)], hook: &str, key: &str) -> bool {
-    KeyMaterial::of(files).is_some_and(|k| k.for_hook(hook).text == key)
+    KeyMaterial::of(files)
+        .and_then(|k| k.for_hook(hook))
+        .is_some_and(|k| k.text == key)
 }
 
 /// The hooks a policy set has rules on (by their catalogue names), in
@@ -408,19 +412,20 @@ impl KeyMaterial {
         Some(KeyMaterial { bytes, fresh })
     }
 
-    fn for_hook(&self, hook: &str) -> Key {
+    fn for_hook(&self, hook: &str) -> Option<Key> {
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = String::with_capacity(2 * self.bytes.len() + 2 * hook.len() + 16);
+        let hook = hook.as_bytes();
+        let mut hex = Vec::with_capacity(2 * (8 + hook.len() + self.bytes.len()));
         for &b in (hook.len() as u64)
             .to_le_bytes()
             .iter()
-            .chain(hook.as_bytes())
+            .chain(hook)
             .chain(&self.bytes)
         {
-            text.push(HEX[usize::from(b >> 4)] as char);
-            text.push(HEX[usize::from(b & 15)] as char);
+            hex.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
         }
-        Key { text }
+        // Hex digits only, so always UTF-8.
+        String::from_utf8(hex).ok().map(|text| Key { text })
     }
 }
 
