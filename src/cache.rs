@@ -10,10 +10,16 @@
 //! match, not the size of the policy.
 //!
 //! Correctness comes first:
-//! - The key is a SHA-256 over what identifies every policy file's content
-//!   (path, device, inode, size, modification and change times in
-//!   nanoseconds), the hook, and the identity of this executable. A hit then
-//!   costs a `stat` per file: the files are not even read.
+//! - The key is what identifies every policy file's content (path, device,
+//!   inode, size, modification and change times in nanoseconds), the hook,
+//!   and the identity of this executable, written out in full (hex) in the
+//!   entry and compared byte for byte: two different states of the files
+//!   never share an entry, whatever their hash. Only the file name is a
+//!   hash of it (std's SipHash, 128 bits from two runs), and a clash of
+//!   names is just a miss. A hit then costs a `stat` per file: the files
+//!   are not even read. No cryptographic hash: SHA-256 asked the CPU for
+//!   its features (`cpuid`, a VM exit of tens of µs each) on every call of
+//!   a plain build, and an exact comparison needs no collision resistance.
 //! - Times are only as fine as the kernel's clock tick, so an edit in the
 //!   same tick as the read that filled the entry, keeping the size, would
 //!   look unchanged. As git does for its index, no entry is written while
@@ -49,7 +55,6 @@ use crate::engine::Prepared;
 use crate::load::{self, LoadedRule, Mode, PolicySet};
 use crate::model::OnError;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -57,63 +62,140 @@ use std::path::{Path, PathBuf};
 pub const ENV_VAR: &str = "HOOK_POLICY_CACHE";
 
 /// The first line of every entry; bumped whenever the format or its meaning changes.
-const FORMAT: &str = "hook-policy prepared policy 7";
+const FORMAT: &str = "hook-policy prepared policy 8";
 
 /// Loads and compiles the policy for one hook, through the cache in `dir`.
 pub fn prepare(paths: &[PathBuf], hook: &str, dir: Option<&Path>) -> Prepared {
-    let dir = match dir {
-        Some(d) if std::env::var(ENV_VAR).map_or(true, |v| v != "off") => d,
-        _ => return crate::engine::prepare(paths, Some(hook)),
-    };
-    let Some(hook) = crate::catalogue::hook(hook).map(|h| h.name) else {
-        return crate::engine::prepare(paths, Some(hook));
-    };
-    let files = match load::discover_layers(paths) {
-        Ok(files) => files,
-        Err(_) => return crate::engine::prepare(paths, Some(hook)),
-    };
-    let Some((key, fresh)) = cache_key(&files, hook) else {
-        // A file that cannot be examined: the normal path reports it.
-        return crate::engine::prepare(paths, Some(hook));
-    };
-    let entry_path = dir.join(format!("{hook}-{}.prepared", &key[..32]));
-    // For a call that finds the entry damaged. Its rule numbers are those
-    // of the files it was written from: a policy read after an edit may
-    // number its rules otherwise, so it only serves while the key holds.
-    let yaml = {
-        let (paths, files, key) = (paths.to_vec(), files.clone(), key.clone());
-        move || {
-            let Prepared::Ready(policy) = crate::engine::prepare(&paths, Some(hook)) else {
-                return None;
-            };
-            let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
-            unchanged.then_some(policy)
-        }
-    };
-    if let Some(policy) =
-        read_entry(&entry_path).and_then(|bytes| decode(bytes, &key, hook, Box::new(yaml)))
-    {
-        return Prepared::Ready(policy);
-    }
-    let mut sources = Vec::with_capacity(files.len());
-    for (path, layer) in &files {
-        match load::read_source(path) {
-            Ok(source) => sources.push((source, *layer)),
-            Err(_) => return crate::engine::prepare(paths, Some(hook)),
+    Lookup::new(paths, dir).prepare(hook)
+}
+
+/// The policy files of one call as they are when it starts, for every hook
+/// the call asks about: chibi's `pre_tool` also asks `pre_api_tools` (the
+/// tool filter, `adapters::chibi`), and finding and examining the files
+/// once serves both. Both answers then come from the same state of the
+/// files.
+pub struct Lookup {
+    paths: Vec<PathBuf>,
+    dir: Option<PathBuf>,
+    /// The files and their key (without the hook), once examined; `None`
+    /// inside when they cannot be (the YAML path reports why).
+    files: std::cell::OnceCell<Option<Examined>>,
+    /// Hooks the whole policy has rules on, once an entry or the YAML said.
+    hooks_with_rules: std::cell::OnceCell<Vec<String>>,
+}
+
+struct Examined {
+    files: Vec<(PathBuf, usize)>,
+    key: KeyMaterial,
+}
+
+impl Lookup {
+    pub fn new(paths: &[PathBuf], dir: Option<&Path>) -> Lookup {
+        let dir = dir.filter(|_| std::env::var(ENV_VAR).map_or(true, |v| v != "off"));
+        Lookup {
+            paths: paths.to_vec(),
+            dir: dir.map(Path::to_path_buf),
+            files: std::cell::OnceCell::new(),
+            hooks_with_rules: std::cell::OnceCell::new(),
         }
     }
-    let (set, diags) = load::load_layered(sources, Mode::Run);
-    let prepared = crate::engine::prepare_loaded_ref(&set, diags, Some(hook));
-    if let Prepared::Ready(policy) = &prepared {
-        let unchanged = cache_key(&files, hook).is_some_and(|(k, _)| k == key);
-        if !fresh && unchanged {
-            let _ = write_entry(dir, &entry_path, &encode(&key, hook, &set, policy));
-        }
+
+    /// Whether the policy has rules on `hook`, if an earlier [`Lookup::prepare`]
+    /// found out (from the entry it read, or the YAML it loaded).
+    pub fn has_rules_on(&self, hook: &str) -> Option<bool> {
+        self.hooks_with_rules
+            .get()
+            .map(|hooks| hooks.iter().any(|h| h == hook))
     }
-    // One call per process: freeing the loaded set piece by piece would
-    // cost more than the decision (compiled rules borrow nothing from it).
-    std::mem::forget(set);
-    prepared
+
+    fn examined(&self) -> Option<&Examined> {
+        self.files
+            .get_or_init(|| {
+                let files = load::discover_layers(&self.paths).ok()?;
+                let key = KeyMaterial::of(&files)?;
+                Some(Examined { files, key })
+            })
+            .as_ref()
+    }
+
+    /// The policy for one hook, from its entry when one is stored for the
+    /// files as examined, else from the YAML (storing an entry when it may).
+    pub fn prepare(&self, hook: &str) -> Prepared {
+        let paths = &self.paths;
+        let Some(dir) = self.dir.as_deref() else {
+            return crate::engine::prepare(paths, Some(hook));
+        };
+        let Some(hook) = crate::catalogue::hook(hook).map(|h| h.name) else {
+            return crate::engine::prepare(paths, Some(hook));
+        };
+        let Some(Examined { files, key }) = self.examined() else {
+            // A file that cannot be examined: the normal path reports it.
+            return crate::engine::prepare(paths, Some(hook));
+        };
+        let Some((key, fresh)) = key.for_hook(hook).map(|k| (k, key.fresh)) else {
+            return crate::engine::prepare(paths, Some(hook));
+        };
+        let entry_path = dir.join(format!("{hook}-{}.prepared", key.name()));
+        // For a call that finds the entry damaged. Its rule numbers are those
+        // of the files it was written from: a policy read after an edit may
+        // number its rules otherwise, so it only serves while the key holds.
+        let yaml = {
+            let (paths, files, key) = (paths.to_vec(), files.clone(), key.text.clone());
+            move || {
+                let Prepared::Ready(policy) = crate::engine::prepare(&paths, Some(hook)) else {
+                    return None;
+                };
+                unchanged(&files, hook, &key).then_some(policy)
+            }
+        };
+        if let Some((policy, hooks)) = read_entry(&entry_path)
+            .and_then(|bytes| decode_with_hooks(bytes, &key.text, hook, Box::new(yaml)))
+        {
+            let _ = self.hooks_with_rules.set(hooks);
+            return Prepared::Ready(policy);
+        }
+        let mut sources = Vec::with_capacity(files.len());
+        for (path, layer) in files {
+            match load::read_source(path) {
+                Ok(source) => sources.push((source, *layer)),
+                Err(_) => return crate::engine::prepare(paths, Some(hook)),
+            }
+        }
+        let (set, diags) = load::load_layered(sources, Mode::Run);
+        let prepared = crate::engine::prepare_loaded_ref(&set, diags, Some(hook));
+        if let Prepared::Ready(policy) = &prepared {
+            let _ = self.hooks_with_rules.set(hooks_with_rules(&set));
+            if !fresh && unchanged(files, hook, &key.text) {
+                let _ = write_entry(dir, &entry_path, &encode(&key.text, hook, &set, policy));
+            }
+        }
+        // One call per process: freeing the loaded set piece by piece would
+        // cost more than the decision (compiled rules borrow nothing from it).
+        std::mem::forget(set);
+        prepared
+    }
+}
+
+/// Whether the files still have the key `key` for `hook`.
+fn unchanged(files: &[(PathBuf, usize)], hook: &str, key: &str) -> bool {
+    KeyMaterial::of(files)
+        .and_then(|k| k.for_hook(hook))
+        .is_some_and(|k| k.text == key)
+}
+
+/// The hooks a policy set has rules on (by their catalogue names), in
+/// catalogue order: a hook missing here has no rule to decide anything.
+fn hooks_with_rules(set: &PolicySet) -> Vec<String> {
+    let named: Vec<&str> = set
+        .rules
+        .iter()
+        .flat_map(|r| r.rule.hook.names())
+        .filter_map(|n| crate::catalogue::hook(n).map(|h| h.name))
+        .collect();
+    crate::catalogue::hook_names()
+        .filter(|h| named.contains(h))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The directory of an entry: settings, and where the parts of the body are.
@@ -131,6 +213,9 @@ struct Directory {
     /// `[pattern, length]` pairs (JSON), read whole.
     shortest: Part,
     plan: PlanTables,
+    /// The hooks the whole policy has rules on (not only this entry's):
+    /// chibi's `pre_tool` asks the tool filter only when it has rules.
+    hooks: Vec<String>,
 }
 
 /// The policy compiled from YAML, for a call that finds its entry damaged.
@@ -182,6 +267,7 @@ fn entry(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Opt
         locations,
         shortest,
         plan,
+        hooks: hooks_with_rules(set),
     };
     let directory = serde_json::to_vec(&directory).ok()?;
     let mut out = format!(
@@ -205,6 +291,16 @@ pub fn decode(
     hook: &'static str,
     fallback: Fallback,
 ) -> Option<CompiledPolicy> {
+    decode_with_hooks(bytes, key, hook, fallback).map(|(policy, _)| policy)
+}
+
+/// [`decode`], and the hooks the whole policy has rules on.
+fn decode_with_hooks(
+    bytes: impl AsRef<[u8]> + Send + Sync + 'static,
+    key: &str,
+    hook: &'static str,
+    fallback: Fallback,
+) -> Option<(CompiledPolicy, Vec<String>)> {
     let text = bytes.as_ref();
     let mut lines = text.splitn(4, |&b| b == b'\n');
     if lines.next()? != FORMAT.as_bytes() || lines.next()? != key.as_bytes() {
@@ -247,60 +343,106 @@ pub fn decode(
         fallback,
     )?;
     crate::expr::regex_match::know_shortest(shortest);
-    Some(prepared::deferred_policy(rules, on_error, directory.log))
+    Some((
+        prepared::deferred_policy(rules, on_error, directory.log),
+        directory.hooks,
+    ))
 }
 
-/// The key for these files at this moment, and whether any of them was
-/// modified too recently to trust its times (see the module docs). Layers
-/// are part of it: the same files as one `--policy` path or as several may
-/// compose differently (see `packs::compose`).
-fn cache_key(files: &[(PathBuf, usize)], hook: &str) -> Option<(String, bool)> {
-    use std::os::unix::fs::MetadataExt;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs() as i64;
-    let mut fresh = false;
-    let mut h = Sha256::new();
-    h.update(FORMAT.as_bytes());
-    h.update([0]);
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update([0]);
-    // A rebuilt or reinstalled binary may read the same files differently.
-    let exe = std::fs::metadata(crate::current_exe()?).ok()?;
-    for n in [
-        exe.len() as i64,
-        exe.mtime(),
-        exe.mtime_nsec(),
-        exe.ino() as i64,
-    ] {
-        h.update(n.to_le_bytes());
-    }
-    h.update(hook.as_bytes());
-    h.update([0]);
-    for (path, layer) in files {
-        let meta = std::fs::metadata(path).ok()?;
-        let name = path.to_string_lossy();
-        h.update((*layer as u64).to_le_bytes());
-        h.update((name.len() as u64).to_le_bytes());
-        h.update(name.as_bytes());
+/// What the key of an entry is made of: the files' identities at one
+/// moment, without the hook, and whether any of them was modified too
+/// recently to trust its times (see the module docs). Layers are part of
+/// it: the same files as one `--policy` path or as several may compose
+/// differently (see `packs::compose`).
+struct KeyMaterial {
+    bytes: Vec<u8>,
+    fresh: bool,
+}
+
+/// An entry's key for one hook: the material in hex (the entry's second
+/// line, compared whole), and the file name's hash of it.
+struct Key {
+    text: String,
+}
+
+impl KeyMaterial {
+    fn of(files: &[(PathBuf, usize)]) -> Option<KeyMaterial> {
+        use std::os::unix::fs::MetadataExt;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs() as i64;
+        let mut fresh = false;
+        let mut bytes = Vec::with_capacity(64 + files.len() * 128);
+        let string = |bytes: &mut Vec<u8>, s: &[u8]| {
+            bytes.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(s);
+        };
+        string(&mut bytes, FORMAT.as_bytes());
+        string(&mut bytes, env!("CARGO_PKG_VERSION").as_bytes());
+        // A rebuilt or reinstalled binary may read the same files differently.
+        let exe = std::fs::metadata(crate::current_exe()?).ok()?;
         for n in [
-            meta.dev() as i64,
-            meta.ino() as i64,
-            meta.len() as i64,
-            meta.mtime(),
-            meta.mtime_nsec(),
-            meta.ctime(),
-            meta.ctime_nsec(),
+            exe.len() as i64,
+            exe.mtime(),
+            exe.mtime_nsec(),
+            exe.ino() as i64,
         ] {
-            h.update(n.to_le_bytes());
+            bytes.extend_from_slice(&n.to_le_bytes());
         }
-        if now - meta.mtime().max(meta.ctime()) < 2 {
-            fresh = true;
+        for (path, layer) in files {
+            let meta = std::fs::metadata(path).ok()?;
+            bytes.extend_from_slice(&(*layer as u64).to_le_bytes());
+            string(&mut bytes, path.as_os_str().as_encoded_bytes());
+            for n in [
+                meta.dev() as i64,
+                meta.ino() as i64,
+                meta.len() as i64,
+                meta.mtime(),
+                meta.mtime_nsec(),
+                meta.ctime(),
+                meta.ctime_nsec(),
+            ] {
+                bytes.extend_from_slice(&n.to_le_bytes());
+            }
+            if now - meta.mtime().max(meta.ctime()) < 2 {
+                fresh = true;
+            }
         }
+        Some(KeyMaterial { bytes, fresh })
     }
-    let key = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Some((key, fresh))
+
+    fn for_hook(&self, hook: &str) -> Option<Key> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let hook = hook.as_bytes();
+        let mut hex = Vec::with_capacity(2 * (8 + hook.len() + self.bytes.len()));
+        for &b in (hook.len() as u64)
+            .to_le_bytes()
+            .iter()
+            .chain(hook)
+            .chain(&self.bytes)
+        {
+            hex.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+        }
+        // Hex digits only, so always UTF-8.
+        String::from_utf8(hex).ok().map(|text| Key { text })
+    }
+}
+
+impl Key {
+    /// 32 hex digits naming the entry's file: two SipHash runs (std's
+    /// hasher, fixed keys) over the key. Names need only spread; the key
+    /// itself is compared in full.
+    fn name(&self) -> String {
+        use std::hash::Hasher;
+        let half = |seed: u8| {
+            let mut h = std::hash::DefaultHasher::new();
+            h.write_u8(seed);
+            h.write(self.text.as_bytes());
+            h.finish()
+        };
+        format!("{:016x}{:016x}", half(1), half(2))
+    }
 }
 
 /// An entry's bytes, if it is a file only this user could have written:

@@ -10,6 +10,7 @@
 // cold paths: boxing them would only add noise.
 #![allow(clippy::result_large_err, clippy::large_enum_variant)]
 pub mod adapters;
+pub mod bytes;
 pub mod cache;
 pub mod catalogue;
 pub mod check;

@@ -365,3 +365,60 @@ fn policy_lists_used_in_turn_keep_their_entries() {
     round();
     assert_eq!(written(), first, "entries rewritten: calls in turn missed");
 }
+
+/// chibi's `pre_tool` also asks the tool filter (`pre_api_tools`) through
+/// the same lookup, and skips it when the policy has no filter rule: from
+/// the cache too, the filter must be found wherever its rules live (here
+/// in another file than the `pre_tool` rules), and follow edits.
+#[test]
+fn pre_tool_asks_the_tool_filter_alike_from_the_cache() {
+    let dir = TempDir::new("cache-tool-filter");
+    let gate = dir.write(
+        "gate.yaml",
+        "version: 1\nrules:\n  - id: cap-timeout\n    hook: pre_tool\n    when: has(arguments.timeout) && arguments.timeout > 120\n    arguments: { timeout: 120 }\n",
+    );
+    let with_filter = "version: 1\nrules:\n  - id: no-fetch\n    hook: pre_api_tools\n    tools: { exclude: [fetch_url] }\n";
+    let filter = dir.write("filter.yaml", with_filter);
+    let home = ChibiHome::install(&[&gate, &filter]);
+    let cache = cache_dir(&home);
+    let call = |tool: &str| {
+        home.reply(
+            "pre_tool",
+            &json!({"tool_name": tool, "arguments": {"url": "https://example.com"}}),
+        )
+    };
+    let blocked = |tool: &str| {
+        let reply = call(tool);
+        let message = reply["message"].as_str().unwrap_or_default();
+        reply["block"] == json!(true) && message.contains("no-fetch")
+    };
+    age();
+    // The first call writes the entries, the next ones read them.
+    for round in 0..3 {
+        assert!(blocked("fetch_url"), "round {round}");
+        assert_eq!(call("file_head"), json!({}), "round {round}");
+    }
+    let names = entries(&cache);
+    assert!(
+        names.iter().any(|n| n.starts_with("pre_tool-"))
+            && names.iter().any(|n| n.starts_with("pre_api_tools-")),
+        "{names:?}"
+    );
+    // Without a filter rule the gate has nothing to ask, cached or not.
+    std::fs::write(
+        &filter,
+        "version: 1\nrules:\n  - id: no-rm\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: \"no rm\"\n",
+    )
+    .unwrap();
+    assert_eq!(call("fetch_url"), json!({}));
+    age();
+    for round in 0..2 {
+        assert_eq!(call("fetch_url"), json!({}), "round {round}");
+    }
+    // And the filter back: the next call blocks again.
+    std::fs::write(&filter, with_filter).unwrap();
+    assert!(blocked("fetch_url"));
+    age();
+    assert!(blocked("fetch_url"));
+    assert!(blocked("fetch_url"));
+}

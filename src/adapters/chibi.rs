@@ -81,18 +81,24 @@ impl Manifest {
         }))
     }
 
-    /// The policy for one hook (or all, with `None`), through the cache.
-    fn prepare(&self, hook: Option<&str>, cache_dir: Option<&Path>) -> Prepared {
-        if let Some(message) = &self.broken {
-            return Prepared::Broken {
-                message: message.clone(),
-                diagnostics: Vec::new(),
-            };
-        }
-        match hook {
-            Some(hook) => crate::cache::prepare(&self.policy, hook, cache_dir),
+    /// The whole policy, for `--schema` and the model's tool call.
+    fn prepare_all(&self) -> Prepared {
+        match self.broken() {
+            Some(broken) => broken,
             None => engine::prepare(&self.policy, None),
         }
+    }
+
+    /// The policy for one hook, through the call's cache lookup.
+    fn prepare_hook(&self, hook: &str, lookup: &crate::cache::Lookup) -> Prepared {
+        self.broken().unwrap_or_else(|| lookup.prepare(hook))
+    }
+
+    fn broken(&self) -> Option<Prepared> {
+        self.broken.as_ref().map(|message| Prepared::Broken {
+            message: message.clone(),
+            diagnostics: Vec::new(),
+        })
     }
 }
 
@@ -293,7 +299,7 @@ pub fn run_plugin(
     stderr: &mut dyn Write,
 ) -> i32 {
     if inv.schema {
-        let prepared = manifest.prepare(None, None);
+        let prepared = manifest.prepare_all();
         let _ = writeln!(stdout, "{}", plugin_schema(&prepared, &manifest.policy));
         if let Prepared::Broken { message, .. } = &prepared {
             let _ = writeln!(stderr, "hook-policy: {message}");
@@ -463,8 +469,10 @@ fn decide_call<'a>(
     // deadline passing while it loads is logged too.
     let mut log = log_path(None).map(|path| LogTarget::new(path, hook, input, watchdog));
     // Installed plugins keep their cache beside themselves (see src/cache.rs).
-    let cache_dir = crate::current_exe().and_then(|exe| exe.parent().map(|d| d.join("cache")));
-    let policy = match manifest.prepare(Some(hook.name), cache_dir.as_deref()) {
+    // One lookup for the call: `pre_tool` asks the tool filter too.
+    let cache_dir = plugin_dir().map(|d| d.join("cache"));
+    let lookup = crate::cache::Lookup::new(&manifest.policy, cache_dir.as_deref());
+    let policy = match manifest.prepare_hook(hook.name, &lookup) {
         Prepared::Ready(p) => {
             if let Some(w) = watchdog {
                 w.set_on_error(p.on_error);
@@ -538,7 +546,7 @@ fn decide_call<'a>(
         }
         "pre_tool" if reply.json.get("block").is_none() => {
             if let Some(tool) = payload.get("tool_name").and_then(Json::as_str) {
-                tool_filter_gate(manifest, tool, ctx, &mut reply, &mut facts);
+                tool_filter_gate(lookup, tool, ctx, &mut reply, &mut facts);
             }
         }
         _ => {}
@@ -560,20 +568,26 @@ fn plugin_dir() -> Option<PathBuf> {
 
 /// `pre_tool`'s second question, as at every harness's tool gate: would
 /// the policy's `pre_api_tools` rules offer this tool in this turn? If not,
-/// the model called a hidden tool by name, and the call is blocked.
+/// the model called a hidden tool by name, and the call is blocked. Asked
+/// through the lookup that prepared `pre_tool` (the files are examined
+/// once), and not at all when that lookup found no `pre_api_tools` rule in
+/// the policy: without one nothing is hidden, nothing matches and nothing
+/// fails, which is the answer already.
 fn tool_filter_gate(
-    manifest: &Manifest,
+    lookup: crate::cache::Lookup,
     tool: &str,
     ctx: DecideContext<'_>,
     reply: &mut Reply,
     facts: &mut CallFacts<'_>,
 ) {
+    if lookup.has_rules_on("pre_api_tools") == Some(false) {
+        return;
+    }
     let dir = plugin_dir();
     let turn = dir
         .as_deref()
         .and_then(|d| chibi_turn::recall(&d.join(TURNS_DIR)));
-    let cache = dir.map(|d| d.join("cache"));
-    let mut source = PolicySource::per_hook(manifest.policy.clone(), cache.as_deref());
+    let mut source = PolicySource::through(lookup);
     // Types as chibi gives them: built-in tools by the catalogue, the rest
     // are plugins (hook-policy's own tool among them).
     let tool_type = catalogue::CHIBI_TOOLS
@@ -695,7 +709,7 @@ pub fn tool_answer(manifest: &Manifest, input: &Result<Vec<u8>, String>) -> Stri
         Ok(only) => only,
         Err(message) => return format!("hook-policy: {message}"),
     };
-    let policy = match manifest.prepare(None, None) {
+    let policy = match manifest.prepare_all() {
         Prepared::Broken { message, .. } => {
             return format!("The guardrail policy failed to load: {message}")
         }

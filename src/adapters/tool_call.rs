@@ -483,21 +483,19 @@ pub fn patch_files(patch: &str) -> Vec<(String, String)> {
 /// Where compiled policies come from: one compiled for every hook (a
 /// long-running server), or one per hook, loaded on first use through the
 /// plugin cache (a process per call).
-pub struct PolicySource {
-    paths: Vec<PathBuf>,
-    cache_dir: Option<PathBuf>,
-    whole: Option<std::sync::Arc<Prepared>>,
-    per_hook: HashMap<&'static str, Prepared>,
+pub enum PolicySource {
+    /// One policy compiled whole, for every hook (serve).
+    Whole(std::sync::Arc<Prepared>),
+    /// Per hook through the cache, the files examined once for all hooks.
+    PerHook {
+        lookup: crate::cache::Lookup,
+        prepared: HashMap<&'static str, Prepared>,
+    },
 }
 
 impl PolicySource {
     pub fn compiled(prepared: std::sync::Arc<Prepared>) -> PolicySource {
-        PolicySource {
-            paths: Vec::new(),
-            cache_dir: None,
-            whole: Some(prepared),
-            per_hook: HashMap::new(),
-        }
+        PolicySource::Whole(prepared)
     }
 
     /// A source whose policy cannot be had (its list file is missing):
@@ -510,22 +508,24 @@ impl PolicySource {
     }
 
     pub fn per_hook(paths: Vec<PathBuf>, cache_dir: Option<&Path>) -> PolicySource {
-        PolicySource {
-            paths,
-            cache_dir: cache_dir.map(Path::to_path_buf),
-            whole: None,
-            per_hook: HashMap::new(),
+        PolicySource::through(crate::cache::Lookup::new(&paths, cache_dir))
+    }
+
+    /// Per hook through a lookup that may have served the call already.
+    pub fn through(lookup: crate::cache::Lookup) -> PolicySource {
+        PolicySource::PerHook {
+            lookup,
+            prepared: HashMap::new(),
         }
     }
 
     pub fn get(&mut self, hook: &'static str) -> &Prepared {
-        if let Some(p) = &self.whole {
-            return p;
+        match self {
+            PolicySource::Whole(p) => p,
+            PolicySource::PerHook { lookup, prepared } => {
+                prepared.entry(hook).or_insert_with(|| lookup.prepare(hook))
+            }
         }
-        let (paths, dir) = (&self.paths, self.cache_dir.as_deref());
-        self.per_hook
-            .entry(hook)
-            .or_insert_with(|| crate::cache::prepare(paths, hook, dir))
     }
 }
 

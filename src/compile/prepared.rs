@@ -269,7 +269,7 @@ struct StoredRule {
 
 fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
     let damaged = |what: &str| format!("the policy cache entry is damaged ({what}); delete it");
-    let (json, trees) = match memchr::memchr(b'\t', line) {
+    let (json, trees) = match crate::bytes::find(b'\t', line) {
         Some(tab) => (&line[..tab], StoredTrees::new(&line[tab + 1..])),
         None => (line, None),
     };

@@ -146,7 +146,7 @@ impl TreeRecorder {
     pub fn finish(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.raw.len() + self.raw.len() / 16);
         let mut rest = &self.raw[..];
-        while let Some(i) = memchr::memchr2(b'\n', 0xFF, rest) {
+        while let Some(i) = crate::bytes::find2(b'\n', 0xFF, rest) {
             out.extend_from_slice(&rest[..i]);
             out.extend_from_slice(if rest[i] == b'\n' {
                 &[0xFF, 1]
@@ -369,7 +369,7 @@ impl<'a> StoredTrees<'a> {
     /// The record in `stored` (as [`TreeRecorder::finish`] wrote it), or
     /// `None` if it is not one of this version.
     pub fn new(stored: &'a [u8]) -> Option<StoredTrees<'a>> {
-        let bytes = match memchr::memchr(0xFF, stored) {
+        let bytes = match crate::bytes::find(0xFF, stored) {
             None => Cow::Borrowed(stored),
             Some(first) => {
                 let mut out = Vec::with_capacity(stored.len());
@@ -383,13 +383,13 @@ impl<'a> StoredTrees<'a> {
                         _ => return None,
                     });
                     rest = &rest[i + 2..];
-                    at = memchr::memchr(0xFF, rest);
+                    at = crate::bytes::find(0xFF, rest);
                 }
                 out.extend_from_slice(rest);
                 Cow::Owned(out)
             }
         };
-        if bytes.first() != Some(&VERSION) || memchr::memchr(b'\n', stored).is_some() {
+        if bytes.first() != Some(&VERSION) || crate::bytes::find(b'\n', stored).is_some() {
             return None;
         }
         Some(StoredTrees {

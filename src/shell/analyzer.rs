@@ -567,7 +567,7 @@ fn command_targets(program: &str, args: &[Word], launched: &Launched) -> Vec<Tar
 
 /// 1-based line number of byte `at` in `source`.
 fn line_of(source: &str, at: usize) -> usize {
-    memchr::memchr_iter(b'\n', &source.as_bytes()[..at.min(source.len())]).count() + 1
+    crate::bytes::count(b'\n', &source.as_bytes()[..at.min(source.len())]) + 1
 }
 
 /// Enough of a long text to recognise it in a one-line message.

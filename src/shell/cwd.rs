@@ -598,7 +598,7 @@ fn mentions_directory_change(text: &str) -> bool {
 pub fn may_change_directory(src: &str) -> bool {
     ["cd", "pushd", "popd", "chdir", "eval"]
         .iter()
-        .any(|w| memchr::memmem::find(src.as_bytes(), w.as_bytes()).is_some())
+        .any(|w| crate::bytes::contains(src.as_bytes(), w.as_bytes()))
 }
 
 fn is_command(node: Node<'_>) -> bool {

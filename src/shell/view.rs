@@ -35,8 +35,8 @@ use tree_sitter::{Node, Tree};
 /// The line as the parser must read it to agree with bash.
 pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
     let bytes = src.as_bytes();
-    let needs_change =
-        !src.is_ascii() || memchr::memchr_iter(b'[', bytes).any(|i| is_command_bracket(bytes, i));
+    let needs_change = !src.is_ascii()
+        || crate::bytes::positions(b'[', bytes).any(|i| is_command_bracket(bytes, i));
     if !needs_change {
         return Cow::Borrowed(bytes);
     }
@@ -82,11 +82,11 @@ const MIN_PIPES: usize = 2;
 /// extended globs, heredocs) and the lexer below does not follow it.
 pub fn flatten_pipes(view: &[u8]) -> Option<Flattened> {
     // Cheap tests first: most lines have no pipe at all.
-    if memchr::memchr_iter(b'|', view).take(MIN_PIPES).count() < MIN_PIPES {
+    if crate::bytes::positions(b'|', view).take(MIN_PIPES).count() < MIN_PIPES {
         return None;
     }
     let pipes = certain_pipes(view)?;
-    if pipes.len() < MIN_PIPES || memchr::memmem::find(view, b"case").is_some() {
+    if pipes.len() < MIN_PIPES || crate::bytes::contains(view, b"case") {
         return None;
     }
     let mut bytes = view.to_vec();
