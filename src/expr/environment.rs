@@ -181,6 +181,8 @@ fn with_standard_part(libraries: u64) -> u64 {
 pub fn needs(expr: &IdedExpr) -> Needs {
     let mut bits = 0u64;
     let mut everything = false;
+    // Conditions call the same few functions many times over.
+    let mut seen: Vec<(&str, Option<u64>)> = Vec::new();
     super::ast::visit(expr, &mut |node| {
         if everything {
             return;
@@ -198,7 +200,14 @@ pub fn needs(expr: &IdedExpr) -> Needs {
                     // there the libraries do not declare needs the full
                     // environment to tell.
                     Some(name) => libraries_declaring(&name),
-                    None => libraries_declaring(&call.func_name),
+                    None => match seen.iter().find(|(name, _)| *name == call.func_name) {
+                        Some((_, found)) => *found,
+                        None => {
+                            let found = libraries_declaring(&call.func_name);
+                            seen.push((&call.func_name, found));
+                            found
+                        }
+                    },
                 }
             }
             Expr::Ident(name) if STDLIB_TYPES.contains(&name.as_str()) => Some(STDLIB),
@@ -221,29 +230,15 @@ pub fn needs(expr: &IdedExpr) -> Needs {
 /// itself, never asking the environment.
 fn is_native(name: &str, operands: usize) -> bool {
     use operators::*;
-    match operands {
-        1 => [LOGICAL_NOT, NEGATE, NOT_STRICTLY_FALSE].contains(&name),
-        2 => [
-            LOGICAL_OR,
-            LOGICAL_AND,
-            EQUALS,
-            NOT_EQUALS,
-            INDEX,
-            OPT_INDEX,
-            OPT_SELECT,
-            ADD,
-            SUBSTRACT,
-            DIVIDE,
-            MULTIPLY,
-            MODULO,
-            LESS,
-            LESS_EQUALS,
-            GREATER,
-            GREATER_EQUALS,
-            IN,
-        ]
-        .contains(&name),
-        3 => name == CONDITIONAL,
+    match (operands, name) {
+        (1, LOGICAL_NOT | NEGATE | NOT_STRICTLY_FALSE) => true,
+        (
+            2,
+            LOGICAL_OR | LOGICAL_AND | EQUALS | NOT_EQUALS | INDEX | OPT_INDEX | OPT_SELECT | ADD
+            | SUBSTRACT | DIVIDE | MULTIPLY | MODULO | LESS | LESS_EQUALS | GREATER
+            | GREATER_EQUALS | IN,
+        ) => true,
+        (3, CONDITIONAL) => true,
         _ => false,
     }
 }

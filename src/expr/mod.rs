@@ -53,7 +53,19 @@ fn full_env_if_built() -> Option<&'static Arc<Env>> {
 /// The environment evaluating `expr` needs: the full one's libraries that
 /// the expression names, or the full one.
 pub fn env_for(expr: &IdedExpr) -> Arc<Env> {
-    environment::for_needs(environment::needs(expr))
+    match full_env_if_built() {
+        Some(full) => full.clone(),
+        None => environment::for_needs(environment::needs(expr)),
+    }
+}
+
+/// [`env_for`] with what `expr` needs kept in `needs`, found on the first
+/// call: a long-running process reads each condition's tree once.
+pub fn env_for_kept(expr: &IdedExpr, needs: &OnceLock<environment::Needs>) -> Arc<Env> {
+    match full_env_if_built() {
+        Some(full) => full.clone(),
+        None => environment::for_needs(*needs.get_or_init(|| environment::needs(expr))),
+    }
 }
 
 /// A CEL syntax error, positioned inside the expression text.
