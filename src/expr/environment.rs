@@ -32,6 +32,7 @@
 //! order; otherwise the environment is built again, in order.
 
 mod standard;
+mod strings;
 
 use super::{const_sets, functions};
 use cel::common::ast::{operators, Expr, IdedExpr};
@@ -92,13 +93,13 @@ pub const STDLIB_TYPES: &[&str] = &[
     "uint",
 ];
 
+/// The strings extension's functions, but for those [`strings`] registers
+/// alone (`lowerAscii`, `join`), listed there.
 const STRINGS_FUNCTIONS: &[&str] = &[
     "charAt",
     "format",
     "indexOf",
-    "join",
     "lastIndexOf",
-    "lowerAscii",
     "replace",
     "reverse",
     "split",
@@ -126,7 +127,7 @@ pub fn libraries() -> impl Iterator<Item = Library> {
             register: Register::Stdlib,
         },
         // Not in the full environment: part of the standard library, for an
-        // environment without the rest (see `with_standard_part`).
+        // environment without the rest (see `PARTS`).
         Library {
             functions: standard::FUNCTIONS,
             register: Register::With(standard::register),
@@ -134,6 +135,11 @@ pub fn libraries() -> impl Iterator<Item = Library> {
         Library {
             functions: STRINGS_FUNCTIONS,
             register: Register::With(cel::extensions::strings),
+        },
+        // Not in the full environment either: part of the strings extension.
+        Library {
+            functions: strings::FUNCTIONS,
+            register: Register::With(strings::register),
         },
         Library {
             functions: LISTS_FUNCTIONS,
@@ -164,17 +170,20 @@ pub enum Needs {
 }
 
 const STDLIB: u64 = 1;
-/// The part of the standard library [`standard`] registers alone.
-const STANDARD_PART: u64 = 1 << 1;
 
-/// `libraries` with the standard library standing in for its part when
-/// both are wanted: the whole declares the part's functions too.
-fn with_standard_part(libraries: u64) -> u64 {
-    if libraries & STDLIB != 0 {
-        libraries & !STANDARD_PART
-    } else {
-        libraries
+/// The libraries that register part of another alone, for an environment
+/// without the rest: (the whole, its part). The whole declares its part's
+/// functions too, so it stands in for the part when both are wanted.
+const PARTS: [(u64, u64); 2] = [(STDLIB, 1 << 1), (1 << 2, 1 << 3)];
+
+/// `libraries`, with each whole standing in for its part.
+fn with_wholes_for_parts(mut libraries: u64) -> u64 {
+    for (whole, part) in PARTS {
+        if libraries & whole != 0 {
+            libraries &= !part;
+        }
     }
+    libraries
 }
 
 /// The libraries `expr` names.
@@ -222,7 +231,7 @@ pub fn needs(expr: &IdedExpr) -> Needs {
     if everything {
         Needs::Everything
     } else {
-        Needs::Libraries(with_standard_part(bits))
+        Needs::Libraries(with_wholes_for_parts(bits))
     }
 }
 
@@ -252,15 +261,14 @@ fn libraries_declaring(function: &str) -> Option<u64> {
     (bits != 0).then_some(bits)
 }
 
-/// Whether `segment` starts the name of a function of the full environment
-/// (`optional.of`, `strings.quote`, ...).
+/// The first segments of the full environment's qualified functions
+/// (`optional.of`, `strings.quote`, `lists.range`); a test holds this to the
+/// libraries' names.
+const NAMESPACES: &[&str] = &["lists", "optional", "strings"];
+
+/// Whether `segment` starts the name of a function of the full environment.
 fn is_namespace(segment: &str) -> bool {
-    libraries().any(|library| {
-        library
-            .functions
-            .iter()
-            .any(|f| f.split_once('.').is_some_and(|(root, _)| root == segment))
-    })
+    NAMESPACES.contains(&segment)
 }
 
 /// The identifier a name `a.b.c` spelled by selections starts with.
@@ -326,9 +334,9 @@ fn grown(wanted: u64) -> Arc<Env> {
     }
     // Taken out while it grows: a panic leaves no half-grown environment.
     let taken = slot.take();
-    let all = with_standard_part(have | wanted);
-    // Growing keeps what is there: the standard library replacing its part
-    // needs a new environment.
+    let all = with_wholes_for_parts(have | wanted);
+    // Growing keeps what is there: a whole replacing its part needs a new
+    // environment.
     let keeps = all & have == have;
     let env = match taken {
         Some(Grown { env, .. }) if keeps && adds_in_order(have, all) => {

@@ -53,8 +53,13 @@ fn each_function_is_declared_by_exactly_the_libraries_listing_it() {
     for (i, library) in listed.iter().enumerate() {
         let alone = Arc::new(fresh(1 << i));
         for name in &names {
-            let listing =
-                library.functions.contains(name) || (i == 0 && standard::FUNCTIONS.contains(name));
+            let part_of_it = PARTS.iter().any(|&(whole, part)| {
+                whole == 1 << i
+                    && listed[part.trailing_zeros() as usize]
+                        .functions
+                        .contains(name)
+            });
+            let listing = library.functions.contains(name) || part_of_it;
             assert_eq!(declares(&alone, name), listing, "library {i}, `{name}`");
         }
     }
@@ -90,8 +95,23 @@ fn only_the_standard_library_registers_types_and_these() {
     let types = |env: &Env| format!("{:?}", env.types());
     assert_eq!(types(&Env::stdlib()), types(&listed));
     assert_eq!(types(crate::expr::env()), types(&listed));
-    let all_but_stdlib = (1u64 << libraries().count()) - 1 - STDLIB;
+    let all_but_stdlib = with_wholes_for_parts((1u64 << libraries().count()) - 1) & !STDLIB;
     assert_eq!(types(&fresh(all_but_stdlib)), types(&Env::default()));
+}
+
+#[test]
+fn the_namespaces_are_those_of_the_qualified_functions() {
+    let mut found: Vec<&str> = libraries()
+        .flat_map(|l| {
+            l.functions
+                .iter()
+                .filter_map(|f| f.split_once('.'))
+                .map(|(n, _)| n)
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    assert_eq!(found, NAMESPACES);
 }
 
 #[test]
@@ -107,7 +127,7 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
     );
     assert_eq!(
         bits_of("command.startsWith('x') && size(command) > 2"),
-        Needs::Libraries(STANDARD_PART)
+        Needs::Libraries(PARTS[0].1)
     );
     // The whole standard library stands in for its part.
     assert_eq!(
@@ -122,7 +142,12 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
         Needs::Libraries(index("strings.quote"))
     );
     // Declared by both extensions: both, as in the full environment.
-    assert_eq!(bits_of("x.reverse()").clone(), Needs::Libraries(0b1100));
+    let strings = libraries_declaring("trim").unwrap();
+    let lists = libraries_declaring("flatten").unwrap();
+    assert_eq!(bits_of("x.reverse()"), Needs::Libraries(strings | lists));
+    // The strings extension stands in for its part.
+    assert_eq!(bits_of("x.lowerAscii()"), Needs::Libraries(PARTS[1].1));
+    assert_eq!(bits_of("x.lowerAscii().trim()"), Needs::Libraries(strings));
     // `a.matches(..)`: `a` is no namespace, so the call is the member one.
     assert_eq!(
         bits_of("a.b.matches('x')"),
@@ -144,7 +169,7 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
 /// order: `reverse` is the strings extension's first, then the lists'.
 #[test]
 fn libraries_are_added_in_place_only_in_order() {
-    let strings = libraries_declaring("lowerAscii").unwrap();
+    let strings = libraries_declaring("trim").unwrap();
     let lists = libraries_declaring("flatten").unwrap();
     let runs = libraries_declaring("runs").unwrap();
     assert!(adds_in_order(strings, strings | lists));
@@ -178,6 +203,10 @@ fn values_and_errors_match_the_full_environment() {
         "size(1, 2)",
         "['a', 1].join()",
         "['a', 'b'].join(1)",
+        "['a', 'b'].join('-') + [].join() + nums.join(',')",
+        "'x'.join()",
+        "command.lowerAscii() + 'ÀB'.lowerAscii()",
+        "1.lowerAscii()",
         "command.lowerAscii().size()",
         "x",
         "int",
