@@ -38,6 +38,8 @@ use std::collections::HashMap;
 pub struct Condition {
     pub expr: IdedExpr,
     pub source: String,
+    /// What evaluating `expr` needs of the CEL environment, found once.
+    pub needs: std::sync::OnceLock<crate::expr::environment::Needs>,
 }
 
 #[derive(Debug)]
@@ -301,6 +303,7 @@ impl RuleCompiler<'_> {
                     Some(expr) => Some(Condition {
                         expr,
                         source: source.clone(),
+                        needs: Default::default(),
                     }),
                     None => {
                         ok = false;

@@ -165,7 +165,11 @@ pub fn decide(
                 }
                 match &rule.when {
                     None => Ok(true),
-                    Some(cond) => expr::evaluate_bool(&cond.expr, &resolver),
+                    Some(cond) => expr::evaluate_bool_in(
+                        expr::env_for_kept(&cond.expr, &cond.needs),
+                        &cond.expr,
+                        &resolver,
+                    ),
                 }
             }
         };

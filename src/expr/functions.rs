@@ -25,23 +25,70 @@ use cel::common::value::Val;
 use cel::{DeclarationError, Env, ExecutionError};
 use std::collections::HashMap;
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
-    cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")?;
-    cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn runs: (CelString, CelString) -> Result<CelBool>)?;
-    cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)?;
-    cel::add_member_overload!(env, fn url_class: (CelString) -> CelString)?;
-    cel::add_member_overload!(env, fn url_host: (CelString) -> CelString)?;
-    cel::add_member_overload!(env, fn is_internal_url: (CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn host_matches: (CelString, CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString)?;
-    cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>)?;
+/// Registers the overloads of one function on an environment.
+pub type Registrar = fn(&mut Env) -> Result<(), DeclarationError>;
+
+/// Each function by the name expressions call it with, and what registers
+/// all its overloads: an environment can take just the functions its
+/// expressions name (see `expr::environment`). A new function is one more
+/// entry here.
+pub const REGISTRARS: &[(&str, Registrar)] = &[
+    ("shellCommands", |env| {
+        cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
+        cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")
+    }),
+    (
+        "shellOpaque",
+        |env| cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool),
+    ),
+    (
+        "runs",
+        |env| cel::add_member_overload!(env, fn runs: (CelString, CelString) -> Result<CelBool>),
+    ),
+    (
+        "runsWith",
+        |env| cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>),
+    ),
+    (
+        "urlClass",
+        |env| cel::add_member_overload!(env, fn url_class: (CelString) -> CelString),
+    ),
+    (
+        "urlHost",
+        |env| cel::add_member_overload!(env, fn url_host: (CelString) -> CelString),
+    ),
+    (
+        "isInternalUrl",
+        |env| cel::add_member_overload!(env, fn is_internal_url: (CelString) -> CelBool),
+    ),
+    (
+        "hostMatches",
+        |env| cel::add_member_overload!(env, fn host_matches: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "normalizedPath",
+        |env| cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString),
+    ),
+    (
+        "isWithin",
+        |env| cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "pathMatches",
+        |env| cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>),
+    ),
     // The library's `matches` (its `regex` feature is off), with the ids it used.
-    cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches")?;
-    cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)?;
-    Ok(())
+    ("matches", |env| {
+        cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches")?;
+        cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)
+    }),
+];
+
+/// Registers every function above.
+pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    REGISTRARS
+        .iter()
+        .try_for_each(|(_, register)| register(env))
 }
 
 /// Names of the functions above, for the type checker and the docs.

@@ -1,9 +1,12 @@
-//! CEL as hook-policy uses it: one environment for every expression,
-//! `${{ expr }}` templates in effect values, and the payload resolver.
+//! CEL as hook-policy uses it: the environment expressions run in (the
+//! full one, or only the libraries an expression names: see
+//! [`environment`]), `${{ expr }}` templates in effect values, and the
+//! payload resolver.
 
 pub mod ast;
 mod commands;
 pub mod const_sets;
+pub mod environment;
 pub mod functions;
 pub(crate) mod regex_match;
 pub mod stored_tree;
@@ -20,11 +23,13 @@ use cel::{Context, Env, Program};
 use serde_json::Value as Json;
 use std::sync::{Arc, OnceLock};
 
-/// The shared CEL environment: the standard library plus the strings and
-/// lists extensions. Built once per process; building it registers a few
-/// hundred overloads, too costly to repeat per expression.
+static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+
+/// The full CEL environment: the standard library and its macros, the
+/// strings and lists extensions, our functions. Built at most once per
+/// process; building it registers a few hundred overloads, a fifth of a cold
+/// hook call, so evaluations ask [`environment`] for only what they need.
 pub fn env() -> &'static Arc<Env> {
-    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
         // These cannot fail on a fresh stdlib environment: no names overlap.
@@ -38,6 +43,29 @@ pub fn env() -> &'static Arc<Env> {
             .expect("the folded `in` registers");
         Arc::new(env)
     })
+}
+
+/// The full environment, if this process built it already.
+fn full_env_if_built() -> Option<&'static Arc<Env>> {
+    ENV.get()
+}
+
+/// The environment evaluating `expr` needs: the full one's libraries that
+/// the expression names, or the full one.
+pub fn env_for(expr: &IdedExpr) -> Arc<Env> {
+    match full_env_if_built() {
+        Some(full) => full.clone(),
+        None => environment::for_needs(environment::needs(expr)),
+    }
+}
+
+/// [`env_for`] with what `expr` needs kept in `needs`, found on the first
+/// call: a long-running process reads each condition's tree once.
+pub fn env_for_kept(expr: &IdedExpr, needs: &OnceLock<environment::Needs>) -> Arc<Env> {
+    match full_env_if_built() {
+        Some(full) => full.clone(),
+        None => environment::for_needs(*needs.get_or_init(|| environment::needs(expr))),
+    }
 }
 
 /// A CEL syntax error, positioned inside the expression text.
@@ -270,7 +298,16 @@ impl std::fmt::Display for EvalError {
 
 /// Runs a program against a payload and returns its result as JSON.
 pub fn evaluate(expr: &IdedExpr, resolver: &PayloadResolver<'_>) -> Result<Json, EvalError> {
-    let mut ctx = Context::with_env(env().clone());
+    evaluate_in(env_for(expr), expr, resolver)
+}
+
+/// [`evaluate`] in a given environment.
+pub fn evaluate_in(
+    env: Arc<Env>,
+    expr: &IdedExpr,
+    resolver: &PayloadResolver<'_>,
+) -> Result<Json, EvalError> {
+    let mut ctx = Context::with_env(env);
     ctx.set_variable_resolver(resolver);
     let value =
         cel::Value::resolve_val(expr, &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
@@ -279,7 +316,16 @@ pub fn evaluate(expr: &IdedExpr, resolver: &PayloadResolver<'_>) -> Result<Json,
 
 /// Runs a condition; anything but a boolean result is an error.
 pub fn evaluate_bool(expr: &IdedExpr, resolver: &PayloadResolver<'_>) -> Result<bool, EvalError> {
-    let mut ctx = Context::with_env(env().clone());
+    evaluate_bool_in(env_for(expr), expr, resolver)
+}
+
+/// [`evaluate_bool`] in a given environment.
+pub fn evaluate_bool_in(
+    env: Arc<Env>,
+    expr: &IdedExpr,
+    resolver: &PayloadResolver<'_>,
+) -> Result<bool, EvalError> {
+    let mut ctx = Context::with_env(env);
     ctx.set_variable_resolver(resolver);
     let value =
         cel::Value::resolve_val(expr, &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
