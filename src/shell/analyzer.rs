@@ -7,6 +7,7 @@
 //! appended to the key of the command that launched it) so the final list is
 //! in source order with nested commands right after their launcher.
 
+use super::config_commands;
 use super::cwd::Places;
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
@@ -409,7 +410,12 @@ impl Analyzer {
                 &context.via,
             );
         }
-        let launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
+        let mut launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
+        // `GIT_SSH_COMMAND='...' git fetch`: code the command runs from its environment.
+        config_commands::from_assignments(
+            assignments.iter().chain(&stripped.assignments),
+            &mut launch,
+        );
         let args: Vec<String> = arg_words.iter().map(|w| w.text.clone()).collect();
         let own_args = arg_words
             .iter()

@@ -126,6 +126,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pnpm" | "yarn"
         | "conda" | "mamba" | "micromamba" => tool_runner(program, args, &mut launch),
         "npx" | "bunx" | "pnpx" => package_runner(program, args, &mut launch),
+        "git" => super::config_commands::git(args, &mut launch),
+        "export" | "declare" | "typeset" | "readonly" | "local" => {
+            super::config_commands::exported(args, &mut launch)
+        }
         _ => super::inline::inspect(program, args, input, &mut launch),
     }
     launch

@@ -32,6 +32,7 @@
 
 mod analyzer;
 mod ansi_c;
+mod config_commands;
 mod cwd;
 mod flags;
 mod inline;
