@@ -147,7 +147,12 @@ impl Analyzer {
             // A command run on another machine acts on its paths, not ours.
             let remote = command.via.iter().any(|v| v.starts_with("ssh"));
             if sets_places || remote {
-                for target in command.targets.iter_mut().chain(&mut command.writes) {
+                for target in command
+                    .targets
+                    .iter_mut()
+                    .chain(&mut command.writes)
+                    .chain(&mut command.reads)
+                {
                     if remote {
                         target.literal = false;
                     }
@@ -457,7 +462,13 @@ impl Analyzer {
         };
         let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
         writes.extend(targets::written_operands(&program, arg_words));
-        for target in targets.iter_mut().chain(&mut writes) {
+        let mut reads: Vec<Target> = match &input {
+            Some(Input::File(path)) if !launchers::is_stream_path(path) => {
+                vec![Target::read_from(path)]
+            }
+            _ => Vec::new(),
+        };
+        for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
             if context.execdir && !target.contents {
                 target.run_in(&Places::unknown());
             } else {
@@ -465,7 +476,7 @@ impl Analyzer {
             }
         }
         if context.dynamic {
-            for target in targets.iter_mut().chain(&mut writes) {
+            for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
                 target.literal = false;
             }
         }
@@ -483,6 +494,7 @@ impl Analyzer {
                 call: launched.call,
                 targets,
                 writes,
+                reads,
             },
         ));
     }

@@ -130,6 +130,9 @@ pub struct SimpleCommand {
     /// destinations (and `ln`'s sources), `tee` files, `sed -i`/`perl -i`
     /// files, `curl -o`/`wget -O` outputs, files given to editors.
     pub writes: Vec<Target>,
+    /// Files its standard input is redirected from (`cat < .env`), so a
+    /// rule about reading files sees them as well as file arguments.
+    pub reads: Vec<Target>,
 }
 
 impl SimpleCommand {
