@@ -41,6 +41,7 @@ mod long_options;
 mod split;
 mod syntax;
 mod targets;
+mod tool_launchers;
 mod view;
 mod walk;
 mod words;
