@@ -199,10 +199,11 @@ fn eval_reads_captured_fixtures_and_explains() {
     // program index leaves it out without evaluating it; so are the rules
     // whose conditions need `bash`, `nc` or `/dev/` (root shells, reverse
     // shells, device writes). What remains: the rules about rm (core's
-    // recursive delete, system files, files under .git), the opaque-line
-    // rule and the hook-settings guard (the line writes a file: `touch`).
+    // recursive delete, system files, the home's own configuration, files
+    // under .git), the opaque-line rule and the hook-settings guard (the
+    // line writes a file: `touch`).
     assert!(
-        explanation.contains("111 rule(s) for this hook, 5 candidate(s) after indexing"),
+        explanation.contains("123 rule(s) for this hook, 6 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -196,6 +196,7 @@ fn command_views(line: &str, root: Option<&str>, home: Option<&str>) -> Vec<Comm
                 };
                 fields.push(("targets", located(&c.targets)));
                 fields.push(("writes", located(&c.writes)));
+                fields.push(("reads", located(&c.reads)));
             }
             CommandView::new(fields)
         })

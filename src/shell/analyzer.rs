@@ -7,6 +7,7 @@
 //! appended to the key of the command that launched it) so the final list is
 //! in source order with nested commands right after their launcher.
 
+use super::config_commands;
 use super::cwd::Places;
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
@@ -146,7 +147,12 @@ impl Analyzer {
             // A command run on another machine acts on its paths, not ours.
             let remote = command.via.iter().any(|v| v.starts_with("ssh"));
             if sets_places || remote {
-                for target in command.targets.iter_mut().chain(&mut command.writes) {
+                for target in command
+                    .targets
+                    .iter_mut()
+                    .chain(&mut command.writes)
+                    .chain(&mut command.reads)
+                {
                     if remote {
                         target.literal = false;
                     }
@@ -409,7 +415,12 @@ impl Analyzer {
                 &context.via,
             );
         }
-        let launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
+        let mut launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
+        // `GIT_SSH_COMMAND='...' git fetch`: code the command runs from its environment.
+        config_commands::from_assignments(
+            assignments.iter().chain(&stripped.assignments),
+            &mut launch,
+        );
         let args: Vec<String> = arg_words.iter().map(|w| w.text.clone()).collect();
         let own_args = arg_words
             .iter()
@@ -451,7 +462,13 @@ impl Analyzer {
         };
         let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
         writes.extend(targets::written_operands(&program, arg_words));
-        for target in targets.iter_mut().chain(&mut writes) {
+        let mut reads: Vec<Target> = match &input {
+            Some(Input::File(path)) if !launchers::is_stream_path(path) => {
+                vec![Target::read_from(path)]
+            }
+            _ => Vec::new(),
+        };
+        for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
             if context.execdir && !target.contents {
                 target.run_in(&Places::unknown());
             } else {
@@ -459,7 +476,7 @@ impl Analyzer {
             }
         }
         if context.dynamic {
-            for target in targets.iter_mut().chain(&mut writes) {
+            for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
                 target.literal = false;
             }
         }
@@ -477,6 +494,7 @@ impl Analyzer {
                 call: launched.call,
                 targets,
                 writes,
+                reads,
             },
         ));
     }

@@ -164,6 +164,7 @@ mod tests {
             call: None,
             targets: vec![],
             writes: vec![],
+            reads: vec![],
         }
     }
 

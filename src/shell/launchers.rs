@@ -118,7 +118,20 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "su" | "runuser" => switch_user(program, args, &mut launch),
         "trap" => trap(args, &mut launch),
         "alias" => alias(args, &mut launch),
-        "ssh" => ssh(args, &mut launch),
+        "ssh" => super::tool_launchers::ssh(args, &mut launch),
+        "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
+        "rsync" => super::tool_launchers::rsync(args, &mut launch),
+        "mosh" => super::tool_launchers::mosh(args, &mut launch),
+        "sg" => super::tool_launchers::sg(args, &mut launch),
+        "entr" => super::tool_launchers::entr(args, &mut launch),
+        "bwrap" => super::tool_launchers::bwrap(args, &mut launch),
+        "gdb" | "vi" | "vim" | "nvim" | "gvim" | "rvim" | "view" | "vimdiff" => {
+            super::tool_launchers::startup_commands(program, args, &mut launch)
+        }
+        "man" => super::tool_launchers::man(args, &mut launch),
+        "rimraf" => super::tool_launchers::rimraf(program, args, &mut launch),
+        "shx" => super::tool_launchers::shx(args, &mut launch),
+        "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
         "screen" => screen(args, &mut launch),
@@ -126,6 +139,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "pnpm" | "yarn"
         | "conda" | "mamba" | "micromamba" => tool_runner(program, args, &mut launch),
         "npx" | "bunx" | "pnpx" => package_runner(program, args, &mut launch),
+        "git" => super::config_commands::git(args, &mut launch),
+        "export" | "declare" | "typeset" | "readonly" | "local" => {
+            super::config_commands::exported(args, &mut launch)
+        }
         _ => super::inline::inspect(program, args, input, &mut launch),
     }
     launch
@@ -1118,6 +1135,23 @@ const TOOL_RUNNER_LONG: LongOptions = LongOptions {
 };
 
 /// `npx [options] command args...`; `npx -c 'code'` runs code in a shell.
+/// `npm exec ...` and `npm x ...` are `npx ...`.
+fn npm_exec(args: &[Word], launch: &mut Launch) {
+    if !args
+        .first()
+        .is_some_and(|w| w.text == "exec" || w.text == "x")
+    {
+        return;
+    }
+    let mut inner = Launch::default();
+    package_runner("npm exec", &args[1..], &mut inner);
+    launch.nested.extend(inner.nested);
+    launch.opaque.extend(inner.opaque);
+    launch
+        .foreign
+        .extend(inner.foreign.into_iter().map(|r| r.start + 1..r.end + 1));
+}
+
 fn package_runner(program: &str, args: &[Word], launch: &mut Launch) {
     if let Some(code) = option_value(args, 'c', &["call"]) {
         launch.nested.push(Nested::Script {
@@ -1276,14 +1310,6 @@ fn trap(args: &[Word], launch: &mut Launch) {
         via: "trap".into(),
         literal: args[0].literal,
     });
-}
-
-/// `ssh [options] host command...` runs the joined words in a remote shell.
-fn ssh(args: &[Word], launch: &mut Launch) {
-    let host = first_operand(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
-    if host + 1 < args.len() {
-        launch.joined(args, host + 1..args.len(), "ssh");
-    }
 }
 
 /// `at TIME` and `batch` read the job's shell commands from standard input

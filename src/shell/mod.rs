@@ -32,6 +32,7 @@
 
 mod analyzer;
 mod ansi_c;
+mod config_commands;
 mod cwd;
 mod flags;
 mod inline;
@@ -40,6 +41,7 @@ mod long_options;
 mod split;
 mod syntax;
 mod targets;
+mod tool_launchers;
 mod view;
 mod walk;
 mod words;
@@ -129,6 +131,9 @@ pub struct SimpleCommand {
     /// destinations (and `ln`'s sources), `tee` files, `sed -i`/`perl -i`
     /// files, `curl -o`/`wget -O` outputs, files given to editors.
     pub writes: Vec<Target>,
+    /// Files its standard input is redirected from (`cat < .env`), so a
+    /// rule about reading files sees them as well as file arguments.
+    pub reads: Vec<Target>,
 }
 
 impl SimpleCommand {

@@ -75,6 +75,15 @@ impl Target {
         Target::of(word)
     }
 
+    /// A file a redirection reads (`< f`), known only as its unquoted text.
+    pub fn read_from(text: &str) -> Target {
+        Target::of(&Word {
+            text: text.to_string(),
+            literal: !text.contains(['$', '`']),
+            pattern: text.contains(['*', '?', '[']),
+        })
+    }
+
     /// Marks the target as acted on from any of `places`.
     pub fn run_in(&mut self, places: &Places) {
         self.cwd = places.clone();

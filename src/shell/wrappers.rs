@@ -210,7 +210,7 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
-        names: &["busybox"],
+        names: &["busybox", "toybox"],
         no_command_long: &["list", "list-full", "help", "install"],
         ..BASE
     },
@@ -472,6 +472,30 @@ const SPECS: &[Spec] = &[
         names: &["faketime"],
         short_value: "mp",
         operands: 1,
+        ..BASE
+    },
+    Spec {
+        // `cpulimit -l N [--] cmd`; `-p PID` and `-e EXE` limit a running
+        // process instead.
+        names: &["cpulimit"],
+        short_value: "lpec",
+        long_value: &["limit", "pid", "exe", "cpu"],
+        no_command_short: "pe",
+        no_command_long: &["pid", "exe", "help", "version"],
+        ..BASE
+    },
+    Spec {
+        // `rlwrap [options] cmd`: readline around an interactive command.
+        names: &["rlwrap"],
+        short_value: "bCDefgHlMOPqsStwz",
+        short_attached_value: "amp",
+        long_values_attached: true,
+        ..BASE
+    },
+    Spec {
+        // `sshpass -p PASS ssh host ...`
+        names: &["sshpass"],
+        short_value: "fdpP",
         ..BASE
     },
     Spec {

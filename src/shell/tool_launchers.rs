@@ -1,0 +1,429 @@
+//! Tools that run a command as a side job of what they are for: remote
+//! logins (`ssh host -p 22 'code'`, `-o ProxyCommand=code`, `rsync -e`),
+//! sandboxes (`bwrap --bind / / cmd`), group switches (`sg grp -c code`),
+//! file watchers (`entr -s code`), debuggers and editors that take startup
+//! commands (`gdb -ex 'shell code'`, `vim -c '!code'`), `man -P`, and
+//! package runners' stand-ins for `rm` (`npx rimraf ~`, `npx shx rm -rf ~`).
+//!
+//! Each hands back what it runs as nested work, like the launchers in
+//! `launchers.rs`, so the rules about the command itself apply.
+
+use super::launchers::{Launch, Nested};
+use super::words::Word;
+
+fn script(launch: &mut Launch, word: &Word, source: &str, via: &str) {
+    launch.nested.push(Nested::Script {
+        source: source.to_string(),
+        via: via.to_string(),
+        literal: word.literal,
+    });
+}
+
+fn argv(launch: &mut Launch, words: Vec<Word>, via: &str, call: Option<&str>) {
+    if words.is_empty() {
+        return;
+    }
+    launch.nested.push(Nested::Argv {
+        words,
+        via: via.to_string(),
+        call: call.map(str::to_string),
+        appended: false,
+        fill: Vec::new(),
+    });
+}
+
+/// ssh's `-o Name=value` (or `Name value`) options whose value is a local
+/// command run through the shell.
+fn ssh_option(value: &Word, via: &str, launch: &mut Launch) {
+    let text = value.text.trim_start();
+    let split = text
+        .find(|c: char| c == '=' || c.is_whitespace())
+        .unwrap_or(text.len());
+    let (name, rest) = text.split_at(split);
+    let rest = rest.trim_start_matches(|c: char| c == '=' || c.is_whitespace());
+    if ["proxycommand", "localcommand", "knownhostscommand"]
+        .contains(&name.to_ascii_lowercase().as_str())
+        && !rest.is_empty()
+        && !rest.eq_ignore_ascii_case("none")
+    {
+        script(launch, value, rest, &format!("{via} -o {name}"));
+    }
+}
+
+/// `ssh [options] host [options] [--] command...`: OpenSSH reads options
+/// again after the host, so `ssh host -p 22 'rm -rf ~'` runs the last word
+/// remotely; `-o ProxyCommand=...` runs locally.
+pub fn ssh(args: &[Word], launch: &mut Launch) {
+    const VALUE: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+    let mut i = 0;
+    let mut host_seen = false;
+    let mut options_done = false;
+    while let Some(word) = args.get(i) {
+        let text = word.text.as_str();
+        if !options_done && word.literal && text == "--" {
+            options_done = true;
+            i += 1;
+            continue;
+        }
+        let cluster = text
+            .strip_prefix('-')
+            .filter(|c| !options_done && word.literal && !c.is_empty());
+        let Some(cluster) = cluster else {
+            if host_seen {
+                break;
+            }
+            host_seen = true;
+            i += 1;
+            continue;
+        };
+        i += 1;
+        for (at, flag) in cluster.char_indices() {
+            if VALUE.contains(flag) {
+                let attached = &cluster[at + flag.len_utf8()..];
+                let value = if attached.is_empty() {
+                    i += 1;
+                    args.get(i - 1).cloned()
+                } else {
+                    Some(Word {
+                        text: attached.to_string(),
+                        ..word.clone()
+                    })
+                };
+                if let (Some(value), 'o') = (value, flag) {
+                    ssh_option(&value, "ssh", launch);
+                }
+                break;
+            }
+        }
+    }
+    if host_seen && i < args.len() {
+        let words = &args[i..];
+        launch.nested.push(Nested::Script {
+            source: words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            via: "ssh".into(),
+            literal: words.iter().all(|w| w.literal),
+        });
+        launch.foreign.push(i..args.len());
+    }
+}
+
+/// `scp`/`sftp`: `-o ProxyCommand=...`, and `-S program` (`-D program` for
+/// sftp) run locally in place of ssh.
+pub fn copy_over_ssh(program: &str, args: &[Word], launch: &mut Launch) {
+    let runs = if program == "sftp" { "SD" } else { "S" };
+    let value_flags = if program == "sftp" {
+        "BbcDFiJloPRSs"
+    } else {
+        "cDFiJloPSX"
+    };
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let Some(cluster) = word.text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        if cluster == "-" {
+            break;
+        }
+        for (at, flag) in cluster.char_indices() {
+            if value_flags.contains(flag) {
+                let attached = &cluster[at + flag.len_utf8()..];
+                let value = if attached.is_empty() {
+                    i += 1;
+                    args.get(i - 1).cloned()
+                } else {
+                    Some(Word {
+                        text: attached.to_string(),
+                        ..word.clone()
+                    })
+                };
+                if let Some(value) = value {
+                    if flag == 'o' {
+                        ssh_option(&value, program, launch);
+                    } else if runs.contains(flag) {
+                        script(launch, &value, &value.text, &format!("{program} -{flag}"));
+                    }
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// `rsync -e CMD` / `--rsh=CMD` runs CMD locally as its remote shell;
+/// `--rsync-path=CMD` runs on the other side.
+pub fn rsync(args: &[Word], launch: &mut Launch) {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        let value = if text == "-e" || text == "--rsh" || text == "--rsync-path" {
+            i += 1;
+            args.get(i - 1).cloned()
+        } else if let Some(v) = text
+            .strip_prefix("--rsh=")
+            .or_else(|| text.strip_prefix("--rsync-path="))
+        {
+            Some(Word {
+                text: v.to_string(),
+                ..word.clone()
+            })
+        } else if let Some(v) = text
+            .strip_prefix("-e")
+            .filter(|v| !v.is_empty() && !text.starts_with("--"))
+        {
+            Some(Word {
+                text: v.to_string(),
+                ..word.clone()
+            })
+        } else {
+            None
+        };
+        if let Some(value) = value {
+            script(launch, &value, &value.text, "rsync -e");
+        }
+    }
+}
+
+/// `mosh [options] host -- command`.
+pub fn mosh(args: &[Word], launch: &mut Launch) {
+    if let Some(at) = args.iter().position(|w| w.text == "--") {
+        if at + 1 < args.len() {
+            argv(launch, args[at + 1..].to_vec(), "mosh", None);
+            launch.foreign.push(at + 1..args.len());
+        }
+    }
+}
+
+/// `sg [-] group [-c] command`: the command is shell code.
+pub fn sg(args: &[Word], launch: &mut Launch) {
+    let mut i = usize::from(args.first().is_some_and(|w| w.text == "-"));
+    // The group.
+    i += 1;
+    if args.get(i).is_some_and(|w| w.text == "-c") {
+        i += 1;
+    }
+    if i < args.len() {
+        let words = &args[i..];
+        launch.nested.push(Nested::Script {
+            source: words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            via: "sg".into(),
+            literal: words.iter().all(|w| w.literal),
+        });
+        launch.foreign.push(i..args.len());
+    }
+}
+
+/// `entr [-acdnprsz] utility [args]`; with `-s` the utility is shell code.
+pub fn entr(args: &[Word], launch: &mut Launch) {
+    let mut shell = false;
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text.strip_prefix('-') {
+            Some("-") => {
+                i += 1;
+                break;
+            }
+            Some(flags) if !flags.is_empty() => {
+                shell |= flags.contains('s');
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let Some(first) = args.get(i) else {
+        return;
+    };
+    if shell {
+        script(launch, first, &first.text, "entr -s");
+    } else {
+        argv(launch, args[i..].to_vec(), "entr", None);
+    }
+    launch.foreign.push(i..args.len());
+}
+
+/// How many words each bubblewrap option takes.
+fn bwrap_arity(option: &str) -> usize {
+    match option {
+        "--overlay" => 3,
+        "--setenv" | "--bind" | "--bind-try" | "--dev-bind" | "--dev-bind-try" | "--ro-bind"
+        | "--ro-bind-try" | "--file" | "--bind-data" | "--ro-bind-data" | "--symlink"
+        | "--chmod" => 2,
+        "--args" | "--argv0" | "--userns" | "--userns2" | "--pidns" | "--uid" | "--gid"
+        | "--hostname" | "--chdir" | "--unsetenv" | "--lock-file" | "--sync-fd"
+        | "--remount-ro" | "--exec-label" | "--file-label" | "--proc" | "--dev" | "--tmpfs"
+        | "--mqueue" | "--dir" | "--seccomp" | "--add-seccomp-fd" | "--block-fd"
+        | "--userns-block-fd" | "--info-fd" | "--json-status-fd" | "--cap-add" | "--cap-drop"
+        | "--perms" | "--size" | "--overlay-src" | "--tmp-overlay" | "--ro-overlay" => 1,
+        _ => 0,
+    }
+}
+
+/// `bwrap [options] command...`: the command sees host directories under
+/// the names `--bind SRC DEST` gives them, so its paths are mapped back
+/// (`bwrap --bind ~ /h rm -rf /h` deletes the home directory).
+pub fn bwrap(args: &[Word], launch: &mut Launch) {
+    let mut binds: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let text = word.text.as_str();
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        if !text.starts_with("--") {
+            break;
+        }
+        let arity = bwrap_arity(text);
+        if text.contains("bind") && arity == 2 && !text.contains("data") {
+            if let (Some(src), Some(dest)) = (args.get(i + 1), args.get(i + 2)) {
+                binds.push((src.text.clone(), dest.text.clone()));
+            }
+        }
+        i += 1 + arity;
+    }
+    if i >= args.len() {
+        return;
+    }
+    // The longest destination first: a later, deeper bind hides the outer one.
+    binds.sort_by_key(|(_, dest)| std::cmp::Reverse(dest.len()));
+    let words = args[i..]
+        .iter()
+        .map(|w| {
+            let mapped = binds.iter().find_map(|(src, dest)| {
+                let dest = dest.trim_end_matches('/');
+                let rest = w.text.strip_prefix(dest)?;
+                (rest.is_empty() || rest.starts_with('/'))
+                    .then(|| format!("{}{rest}", src.trim_end_matches('/')))
+            });
+            match mapped {
+                Some(text) if !text.is_empty() => Word { text, ..w.clone() },
+                Some(_) => Word {
+                    text: "/".into(),
+                    ..w.clone()
+                },
+                None => w.clone(),
+            }
+        })
+        .collect();
+    argv(launch, words, "bwrap", None);
+    launch.foreign.push(i..args.len());
+}
+
+/// The shell command in a vim or gdb startup command, if it runs one:
+/// `!code`, `:!code`, `silent !code`, `r !code`, `%!code` (vim), `shell
+/// code` and `!code` (gdb).
+fn editor_shell_command(command: &str) -> Option<&str> {
+    let trimmed = command.trim_start_matches([':', ' ', '\t']);
+    if let Some(rest) = trimmed.strip_prefix("shell ") {
+        return Some(rest);
+    }
+    let (before, after) = trimmed.split_once('!')?;
+    let before = before.trim();
+    let runs = before.is_empty()
+        || before.ends_with("silent")
+        || [
+            "r", "read", "w", "write", "%", ".", "'<,'>", "exe", "execute",
+        ]
+        .contains(&before)
+        || before
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ',' || c == '$');
+    runs.then_some(after)
+}
+
+/// `vim -c CMD`, `vim +CMD`, `vim --cmd CMD`; `gdb -ex CMD` and friends.
+pub fn startup_commands(program: &str, args: &[Word], launch: &mut Launch) {
+    let gdb = program == "gdb";
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        let takes_next = if gdb {
+            matches!(
+                text,
+                "-ex" | "--ex" | "-iex" | "--iex" | "-eval-command" | "--eval-command"
+            )
+        } else {
+            matches!(text, "-c" | "--cmd")
+        };
+        let value = if takes_next {
+            i += 1;
+            args.get(i - 1).map(|w| w.text.clone())
+        } else if gdb {
+            text.strip_prefix("--eval-command=")
+                .or_else(|| text.strip_prefix("-eval-command="))
+                .or_else(|| text.strip_prefix("--ex="))
+                .map(str::to_string)
+        } else {
+            text.strip_prefix('+').map(str::to_string)
+        };
+        if let Some(code) = value.as_deref().and_then(editor_shell_command) {
+            script(launch, word, code, &format!("{program} !"));
+        }
+    }
+}
+
+/// `man -P PAGER` / `--pager=PAGER`: the pager is run through the shell.
+pub fn man(args: &[Word], launch: &mut Launch) {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let value = match word.text.as_str() {
+            "-P" | "--pager" => {
+                i += 1;
+                args.get(i - 1).cloned()
+            }
+            text => text
+                .strip_prefix("--pager=")
+                .or_else(|| text.strip_prefix("-P").filter(|v| !v.is_empty()))
+                .map(|v| Word {
+                    text: v.to_string(),
+                    ..word.clone()
+                }),
+        };
+        if let Some(value) = value {
+            script(launch, &value, &value.text, "man -P");
+        }
+    }
+}
+
+/// `rimraf PATH...` (npm's `rm -rf`), reported as the `rm -r -f` it is.
+pub fn rimraf(program: &str, args: &[Word], launch: &mut Launch) {
+    let operands: Vec<Word> = args
+        .iter()
+        .filter(|w| !w.text.starts_with('-'))
+        .cloned()
+        .collect();
+    if operands.is_empty() {
+        return;
+    }
+    let mut words = vec![
+        Word::literal("rm"),
+        Word::literal("-r"),
+        Word::literal("-f"),
+        Word::literal("--"),
+    ];
+    words.extend(operands);
+    argv(launch, words, program, Some(program));
+}
+
+/// `shx CMD ARGS` runs ShellJS's version of a Unix command.
+pub fn shx(args: &[Word], launch: &mut Launch) {
+    let start = args
+        .iter()
+        .position(|w| !w.text.starts_with('-'))
+        .unwrap_or(args.len());
+    if start < args.len() {
+        argv(launch, args[start..].to_vec(), "shx", None);
+        launch.foreign.push(start..args.len());
+    }
+}
