@@ -154,8 +154,8 @@ impl RuleCompiler<'_> {
     /// Compiles one expression found at `offset` inside `node`'s string.
     /// Linting (`thorough`) uses the reference parser, whose positions place
     /// carets; serving a hook uses the fast one. Either way the tree comes
-    /// back with its constant string lists folded into sets (see
-    /// [`crate::expr::const_sets`]).
+    /// back rewritten for evaluation (see
+    /// [`crate::expr::rewrite_for_evaluation`]).
     pub(super) fn expression(
         &mut self,
         node: Option<&Node>,
@@ -165,14 +165,14 @@ impl RuleCompiler<'_> {
     ) -> Option<IdedExpr> {
         if !self.thorough {
             // A tree stored in the prepared entry is the one built below
-            // when the entry was written, constant lists already folded, so
-            // a stored rule pays neither the parse nor the fold.
+            // when the entry was written, already rewritten for evaluation,
+            // so a stored rule pays neither the parse nor the rewrite.
             if let Some(expr) = self.stored_trees.as_mut().and_then(|t| t.next(source)) {
                 return Some(expr);
             }
             let mut parsed = crate::expr::parse_fast(source);
             if let Ok(expr) = &mut parsed {
-                crate::expr::const_sets::fold_constant_lists(expr);
+                crate::expr::rewrite_for_evaluation(expr);
             }
             if let Some(recorder) = &mut self.recorder {
                 recorder.record(source, parsed.as_ref().ok());
@@ -200,7 +200,7 @@ impl RuleCompiler<'_> {
                 }
                 // After the checks, which read the tree as written.
                 let mut expr = expr;
-                crate::expr::const_sets::fold_constant_lists(&mut expr);
+                crate::expr::rewrite_for_evaluation(&mut expr);
                 Some(expr)
             }
             Err(e) => {

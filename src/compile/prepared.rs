@@ -375,10 +375,12 @@ mod tests {
         let (line, _) = line_of(YAML);
         let line = edited(&line);
         let tab = line.iter().position(|&b| b == b'\t').unwrap();
-        let from_text = crate::expr::parse_fast(
+        // Compiled from its text: parsed, then rewritten for evaluation.
+        let mut from_text = crate::expr::parse_fast(
             "command.startsWith('xx') && ['a', 'b'].exists(x, command.contains(x))",
         )
         .unwrap();
+        crate::expr::rewrite_for_evaluation(&mut from_text);
         let mut damaged: Vec<Vec<u8>> = vec![
             line[..tab].to_vec(),      // no trees
             line[..tab + 1].to_vec(),  // an empty record

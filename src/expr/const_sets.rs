@@ -162,7 +162,7 @@ pub fn string_membership(expr: &IdedExpr) -> Option<(&IdedExpr, Vec<&str>)> {
 /// in source order), `order: [u32; count]` (string positions in byte
 /// order), then the strings' bytes. `None` past 4 GiB (expressions are far
 /// smaller).
-fn encode(strings: &[&str]) -> Option<Vec<u8>> {
+pub(crate) fn encode(strings: &[&str]) -> Option<Vec<u8>> {
     let count = u32::try_from(strings.len()).ok()?;
     let data: usize = strings.iter().map(|s| s.len()).sum();
     u32::try_from(data).ok()?;
@@ -188,7 +188,7 @@ fn encode(strings: &[&str]) -> Option<Vec<u8>> {
 /// set (a stored tree altered on disk) is an error, never a panic. (A set
 /// altered consistently is as trustworthy as any altered literal: keeping
 /// stored trees intact is the cache's business.)
-struct Set<'a> {
+pub(crate) struct Set<'a> {
     count: usize,
     ends: &'a [u8],
     order: &'a [u8],
@@ -196,7 +196,7 @@ struct Set<'a> {
 }
 
 impl<'a> Set<'a> {
-    fn read(bytes: &'a [u8]) -> Option<Set<'a>> {
+    pub(crate) fn read(bytes: &'a [u8]) -> Option<Set<'a>> {
         let count = u32_at(bytes, 0)? as usize;
         let table = count.checked_mul(4)?;
         let ends = bytes.get(4..4 + table)?;
@@ -240,7 +240,7 @@ impl<'a> Set<'a> {
 
     /// Whether `needle` is one of the strings: a binary search over the
     /// byte order.
-    fn contains(&self, needle: &[u8]) -> Option<bool> {
+    pub(crate) fn contains(&self, needle: &[u8]) -> Option<bool> {
         let (mut lo, mut hi) = (0, self.count);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;

@@ -34,7 +34,7 @@
 mod standard;
 mod strings;
 
-use super::{const_sets, functions};
+use super::{const_sets, functions, native_loops};
 use cel::common::ast::{operators, Expr, IdedExpr};
 use cel::{DeclarationError, Env};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -156,7 +156,11 @@ pub fn libraries() -> impl Iterator<Item = Library> {
         functions: &[const_sets::IN_SET],
         register: Register::With(const_sets::register),
     };
-    fixed.into_iter().chain(ours).chain([in_set])
+    let loops = Library {
+        functions: &[native_loops::EXISTS_IN, native_loops::ALL_IN],
+        register: Register::With(native_loops::register),
+    };
+    fixed.into_iter().chain(ours).chain([in_set, loops])
 }
 
 /// What evaluating an expression needs of the environment.

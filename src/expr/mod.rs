@@ -8,6 +8,7 @@ mod commands;
 pub mod const_sets;
 pub mod environment;
 pub mod functions;
+pub mod native_loops;
 pub(crate) mod regex_match;
 pub mod stored_tree;
 #[cfg(feature = "reference-parser")]
@@ -41,6 +42,8 @@ pub fn env() -> &'static Arc<Env> {
             .expect("hook-policy functions register");
         env.add_extension(const_sets::register)
             .expect("the folded `in` registers");
+        env.add_extension(native_loops::register)
+            .expect("the native membership loops register");
         Arc::new(env)
     })
 }
@@ -66,6 +69,18 @@ pub fn env_for_kept(expr: &IdedExpr, needs: &OnceLock<environment::Needs>) -> Ar
         Some(full) => full.clone(),
         None => environment::for_needs(*needs.get_or_init(|| environment::needs(expr))),
     }
+}
+
+/// Rewrites a compiled condition into the form it is evaluated (and stored)
+/// in: constant string lists folded into sets ([`const_sets`]), then the
+/// common comprehension shapes made native ([`native_loops`]). Each rewrite
+/// gives the value or the error of the tree as written; apply it once the
+/// checks that read the tree as written (types, positions) have run. The
+/// functions the rewritten trees call are registered in [`env`] by each
+/// module's `register`.
+pub fn rewrite_for_evaluation(expr: &mut IdedExpr) {
+    const_sets::fold_constant_lists(expr);
+    native_loops::rewrite_loops(expr);
 }
 
 /// A CEL syntax error, positioned inside the expression text.

@@ -38,8 +38,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// The form's version; a record of another version is not read.
-const VERSION: u8 = 2;
+/// The form's version; a record of another version is not read. 3: trees
+/// are stored rewritten for evaluation (native membership loops).
+const VERSION: u8 = 3;
 
 /// The deepest tree stored (and read). Deeper trees are left to the
 /// parser; the bound keeps a damaged record from recursing without end.
