@@ -37,6 +37,7 @@ mod flags;
 mod inline;
 mod launchers;
 mod long_options;
+mod simple;
 mod split;
 mod syntax;
 mod targets;
@@ -201,4 +202,12 @@ pub fn analyze_exact(line: &str) -> ShellAnalysis {
 #[doc(hidden)]
 pub fn takes_pipeline_shortcut(line: &str) -> bool {
     syntax::takes_shortcut(line)
+}
+
+/// True when `line` is read without the bash parser (see
+/// `src/shell/simple.rs`); tests use it to show that their comparisons
+/// with [`analyze_exact`] are not vacuous.
+#[doc(hidden)]
+pub fn reads_without_parser(line: &str) -> bool {
+    simple::commands(line, MAX_COMMANDS + 1).is_some()
 }
