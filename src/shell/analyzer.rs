@@ -214,15 +214,10 @@ impl Analyzer {
             Route::Fast => super::simple::commands(source, self.room_left() + 1),
             Route::Exact => None,
         };
-        let walked = match plain {
-            Some(walked) => walked,
-            None => match self.parse_and_walk(source, &context) {
-                Some(walked) => walked,
-                None => return,
-            },
+        let Some(walked) = plain.or_else(|| self.parse_and_walk(source, &context)) else {
+            return;
         };
-        let found = walked.commands;
-        for (index, command) in found.into_iter().enumerate() {
+        for (index, command) in walked.commands.into_iter().enumerate() {
             let mut via = context.via.clone();
             via.extend(command.via.iter().map(|l| l.to_string()));
             let mut key = context.key.clone();

@@ -5,11 +5,12 @@
 //! `sudo env rm -r -f /`, `bash -c 'rm -rf /'` and `$(rm -rf /)` all delete
 //! the same files while never containing that substring. This module parses
 //! the line with a real bash grammar (tree-sitter-bash, see
-//! `docs/shell-parser-choice.md`) and reports every simple command that may
-//! run, with its program name unquoted and normalised, its arguments, and its
-//! flags, after seeing through wrappers (`sudo`, `env`, `timeout`, ...) and
-//! into nested code (`$(...)`, `bash -c '...'`, `eval`, `xargs`,
-//! `find -exec`, ...).
+//! `docs/shell-parser-choice.md`; plain lines such as `cargo test 2>&1 |
+//! tail -20` are split without it, exactly as it would, see `simple.rs`)
+//! and reports every simple command that may run, with its program name
+//! unquoted and normalised, its arguments, and its flags, after seeing
+//! through wrappers (`sudo`, `env`, `timeout`, ...) and into nested code
+//! (`$(...)`, `bash -c '...'`, `eval`, `xargs`, `find -exec`, ...).
 //!
 //! What cannot be known without running the line (a program named by a
 //! variable, `eval "$x"`, `curl ... | sh`) is not guessed: it is reported in
