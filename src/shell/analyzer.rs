@@ -214,9 +214,45 @@ impl Analyzer {
     }
 
     fn script(&mut self, source: &str, context: Context) {
+        // A plain line is read without the parser (see `simple.rs`); the
+        // exact route always parses, as the reference it is tested against.
+        let plain = match self.route {
+            Route::Fast => super::simple::commands(source, self.room_left() + 1),
+            Route::Exact => None,
+        };
+        let Some(walked) = plain.or_else(|| self.parse_and_walk(source, &context)) else {
+            return;
+        };
+        for (index, command) in walked.commands.into_iter().enumerate() {
+            let mut via = context.via.clone();
+            via.extend(command.via.iter().map(|l| l.to_string()));
+            let mut key = context.key.clone();
+            key.push(u32::try_from(index).unwrap_or(u32::MAX));
+            self.command(Candidate {
+                words: command.words,
+                assignments: command.assignments,
+                input: command.input,
+                writes: command.writes,
+                places: command.places,
+                launched: Launched::default(),
+                context: Context {
+                    via,
+                    key,
+                    dynamic: context.dynamic,
+                    places: context.places.clone(),
+                    execdir: false,
+                },
+            });
+        }
+    }
+
+    /// Parse `source` and find its commands, noting what the parse could
+    /// not make out; `None` when the parser's work budget ran out.
+    fn parse_and_walk(&mut self, source: &str, context: &Context) -> Option<walk::Walked> {
         let over_budget = |analyzer: &mut Analyzer, context: &Context| {
             let detail = "parser work limit reached; the rest was not analysed".to_string();
             analyzer.note_in(OpaqueKind::TooComplex, detail, &context.via);
+            None
         };
         let mut route = self.route;
         // The pipeline shortcut shows pipes as `;`, which would let a `cd`
@@ -228,13 +264,13 @@ impl Analyzer {
         let (parsed, walked) = 'parse: loop {
             let mut parsed = match syntax::parse(source, &mut self.budget, route) {
                 Ok(parsed) => parsed,
-                Err(ParseFailure::OverBudget) => return over_budget(self, &context),
+                Err(ParseFailure::OverBudget) => return over_budget(self, context),
                 Err(ParseFailure::NoLanguage(e)) => {
                     self.note(
                         OpaqueKind::ParseError,
                         format!("bash grammar unavailable: {e}"),
                     );
-                    return;
+                    return None;
                 }
             };
             // One more than the room left, so hitting the limit is noticed.
@@ -257,7 +293,7 @@ impl Analyzer {
                         route = Route::Exact;
                         continue 'parse;
                     }
-                    Err(_) => return over_budget(self, &context),
+                    Err(_) => return over_budget(self, context),
                 };
                 walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
             }
@@ -293,28 +329,7 @@ impl Analyzer {
                 &context.via,
             );
         }
-        let found = walked.commands;
-        for (index, command) in found.into_iter().enumerate() {
-            let mut via = context.via.clone();
-            via.extend(command.via.iter().map(|l| l.to_string()));
-            let mut key = context.key.clone();
-            key.push(u32::try_from(index).unwrap_or(u32::MAX));
-            self.command(Candidate {
-                words: command.words,
-                assignments: command.assignments,
-                input: command.input,
-                writes: command.writes,
-                places: command.places,
-                launched: Launched::default(),
-                context: Context {
-                    via,
-                    key,
-                    dynamic: context.dynamic,
-                    places: context.places.clone(),
-                    execdir: false,
-                },
-            });
-        }
+        Some(walked)
     }
 
     fn command(&mut self, candidate: Candidate) {

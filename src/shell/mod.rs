@@ -5,11 +5,12 @@
 //! `sudo env rm -r -f /`, `bash -c 'rm -rf /'` and `$(rm -rf /)` all delete
 //! the same files while never containing that substring. This module parses
 //! the line with a real bash grammar (tree-sitter-bash, see
-//! `docs/shell-parser-choice.md`) and reports every simple command that may
-//! run, with its program name unquoted and normalised, its arguments, and its
-//! flags, after seeing through wrappers (`sudo`, `env`, `timeout`, ...) and
-//! into nested code (`$(...)`, `bash -c '...'`, `eval`, `xargs`,
-//! `find -exec`, ...).
+//! `docs/shell-parser-choice.md`; plain lines such as `cargo test 2>&1 |
+//! tail -20` are split without it, exactly as it would, see `simple.rs`)
+//! and reports every simple command that may run, with its program name
+//! unquoted and normalised, its arguments, and its flags, after seeing
+//! through wrappers (`sudo`, `env`, `timeout`, ...) and into nested code
+//! (`$(...)`, `bash -c '...'`, `eval`, `xargs`, `find -exec`, ...).
 //!
 //! What cannot be known without running the line (a program named by a
 //! variable, `eval "$x"`, `curl ... | sh`) is not guessed: it is reported in
@@ -38,6 +39,7 @@ mod flags;
 mod inline;
 mod launchers;
 mod long_options;
+mod simple;
 mod split;
 mod syntax;
 mod targets;
@@ -206,4 +208,12 @@ pub fn analyze_exact(line: &str) -> ShellAnalysis {
 #[doc(hidden)]
 pub fn takes_pipeline_shortcut(line: &str) -> bool {
     syntax::takes_shortcut(line)
+}
+
+/// True when `line` is read without the bash parser (see
+/// `src/shell/simple.rs`); tests use it to show that their comparisons
+/// with [`analyze_exact`] are not vacuous.
+#[doc(hidden)]
+pub fn reads_without_parser(line: &str) -> bool {
+    simple::commands(line, MAX_COMMANDS + 1).is_some()
 }

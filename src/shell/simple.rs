@@ -1,0 +1,416 @@
+//! The commands of a plain line, read without the bash parser.
+//!
+//! Most lines an agent runs are plain: `cargo test --all 2>&1 | tail -20`,
+//! `git status && git diff`, `grep -rn 'TODO' src | head -20`. Parsing one
+//! with tree-sitter costs several times what everything else in a warm
+//! decision costs, yet for such a line the commands, words and redirections
+//! are evident from its characters. This module reads exactly that kind of
+//! line and gives up (`None`) on anything else, which then goes to the
+//! parser (`syntax.rs` and `walk.rs`). What it returns must be exactly what
+//! the walk over the parsed tree returns: tests compare the two on every
+//! corpus line and on generated lines in and just outside the subset below.
+//!
+//! The subset, by characters and tokens (ASCII only, at most
+//! [`MAX_SIMPLE_BYTES`] bytes):
+//!
+//! - blanks are spaces; any other control character (tab, newline, NUL)
+//!   gives up;
+//! - a word is one or more pieces, none separated by blanks: unquoted runs
+//!   of letters, digits and `_ - . / , : @ % + = ~`; `'...'` holding any
+//!   printable character but `'`; `"..."` holding any printable character
+//!   but `"`, `$`, `` ` ``, `\` and `!`. Nothing else is a word character:
+//!   `$`, backticks, `\`, globs, braces, brackets, parentheses, `#`, `!`,
+//!   `^` and `*` give up;
+//! - operators between commands: `|`, `||`, `&&` and `;`, each between two
+//!   commands (`|&`, a lone `&`, `;;` and a leading or trailing operator
+//!   give up);
+//! - redirections, after a blank or an operator: an optional descriptor
+//!   `1` to `9` (not after the word `-`), then `>`, `>>` or `<` and one
+//!   word (blanks may come between); `&>` and `&>>` and one word; `>&N` or `N>&M` with one-digit
+//!   descriptors. `<&`, `<>`, `>|`, `<<`, `<<<` and a redirection written
+//!   straight after a word (`x>f`) give up;
+//! - a command starts with a word; first words of the form `NAME=value`
+//!   (a valid name other than `_`, unquoted, a value that is not empty) are its
+//!   assignments, and the word after them, its program, holds no `=` and
+//!   is no reserved word or declaration keyword (`if`, `done`, `export`,
+//!   ...) however quoted, is not `-`, holds no `%` or `@`, and after assignments no `:`;
+//! - the line names no directory change (see `cwd::may_change_directory`),
+//!   whose ordering needs the tree.
+//!
+//! The parser's work budget shared with nested code is not spent here;
+//! below [`MAX_SIMPLE_BYTES`] a plain line uses a vanishing part of it, so
+//! no nested parse can find it exhausted where the parsed line would have.
+
+use super::cwd::{self, Places};
+use super::walk::{FoundCommand, Input, Walked};
+use super::words::Word;
+
+/// Longest line read here; longer ones go to the parser.
+pub const MAX_SIMPLE_BYTES: usize = 4096;
+
+/// Words that are syntax to the grammar where a command starts, or that
+/// it reads as a command of its own kind (`declaration_command`).
+const RESERVED: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly",
+    "local", "unset", "unsetenv", "[[", "]]", "{", "}", "!",
+];
+
+/// The commands of `line` as [`super::walk::commands`] finds them in its
+/// tree, when `line` is in the subset (see the module docs) and holds at
+/// most `limit` commands; `None` otherwise.
+pub fn commands(line: &str, limit: usize) -> Option<Walked> {
+    if line.len() > MAX_SIMPLE_BYTES || cwd::may_change_directory(line) {
+        return None;
+    }
+    let mut reader = Reader {
+        bytes: line.as_bytes(),
+        at: 0,
+        after_dash: false,
+    };
+    let mut found: Vec<FoundCommand> = Vec::new();
+    loop {
+        found.push(reader.command()?);
+        if found.len() > limit {
+            return None;
+        }
+        reader.skip_blanks();
+        if reader.at == reader.bytes.len() {
+            break;
+        }
+        reader.operator()?;
+    }
+    Some(Walked {
+        commands: found,
+        ..Walked::default()
+    })
+}
+
+/// What a token starting with `>`, `<` or `&>` does.
+enum Redirect {
+    /// Writes the file named by the next word.
+    Write,
+    /// Reads the file named by the next word; `stdin` when it is the
+    /// command's standard input.
+    Read { stdin: bool },
+    /// Duplicates a descriptor (`2>&1`): no word follows.
+    Duplicate,
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// The last token read was the word `-`, unquoted.
+    after_dash: bool,
+}
+
+impl Reader<'_> {
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.at + ahead).copied()
+    }
+
+    fn skip_blanks(&mut self) {
+        while self.peek(0) == Some(b' ') {
+            self.at += 1;
+        }
+    }
+
+    /// `|`, `||`, `&&` or `;` followed by more of the line.
+    fn operator(&mut self) -> Option<()> {
+        let width = match (self.peek(0)?, self.peek(1)) {
+            (b'|', Some(b'|')) | (b'&', Some(b'&')) => 2,
+            (b'|', Some(b'&')) | (b';', Some(b';')) => return None,
+            (b'|' | b';', _) => 1,
+            _ => return None,
+        };
+        self.at += width;
+        Some(())
+    }
+
+    /// One simple command, up to the next operator or the end.
+    fn command(&mut self) -> Option<FoundCommand> {
+        let mut command = FoundCommand {
+            words: Vec::new(),
+            assignments: Vec::new(),
+            via: Vec::new(),
+            input: None,
+            writes: Vec::new(),
+            places: Places::start(),
+        };
+        // False until the program word has been read.
+        let mut named = false;
+        loop {
+            self.skip_blanks();
+            let Some(next) = self.peek(0) else { break };
+            let after_dash = std::mem::take(&mut self.after_dash);
+            let word_start = self.at;
+            if let Some(redirect) = self.redirect(after_dash)? {
+                // A command must start with a word (`> f cmd` is read
+                // otherwise by the grammar).
+                if !named {
+                    return None;
+                }
+                match redirect {
+                    Redirect::Duplicate => {}
+                    Redirect::Write => {
+                        self.skip_blanks();
+                        command.writes.push(self.word()?.0);
+                    }
+                    Redirect::Read { stdin } => {
+                        self.skip_blanks();
+                        let (word, _) = self.word()?;
+                        if stdin {
+                            command.input = Some(Input::File(word.text));
+                        }
+                    }
+                }
+                continue;
+            }
+            if matches!(next, b'|' | b';' | b'&') {
+                break;
+            }
+            let (word, assignment) = self.word()?;
+            self.after_dash = &self.bytes[word_start..self.at] == b"-";
+            if named {
+                command.words.push(word);
+            } else if let Some(name) = assignment {
+                let value = word.text[name.len() + 1..].to_string();
+                command.assignments.push((name, Word::literal(value)));
+            } else if !is_plain_program(&word.text, !command.assignments.is_empty()) {
+                return None;
+            } else {
+                command.words.push(word);
+                named = true;
+            }
+        }
+        named.then_some(command)
+    }
+
+    /// A redirection operator at the reader, if one starts here; `Err`
+    /// (as `None`) for one outside the subset.
+    ///
+    /// The grammar does not take `0` for a descriptor (`a 0<f` runs `a 0`),
+    /// and leaves out a `-` written before a descriptor (`git checkout -
+    /// 2>&1` runs `git checkout`, reported as a parse error): both give up.
+    fn redirect(&mut self, after_dash: bool) -> Option<Option<Redirect>> {
+        let start = self.at;
+        let (descriptor, op_at) = match (self.peek(0), self.peek(1)) {
+            (Some(b'0'), Some(b'>' | b'<')) => return None,
+            (Some(b'1'..=b'9'), Some(b'>' | b'<')) if after_dash => return None,
+            (Some(d @ b'1'..=b'9'), Some(b'>' | b'<')) => (Some(d), 1),
+            (Some(b'0'..=b'9'), Some(b'0'..=b'9')) => {
+                // Digits running into `>`/`<` (`12>f`): a descriptor the
+                // subset does not take; plain digits are a word.
+                let digits = self.bytes[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                return match self.bytes.get(start + digits) {
+                    Some(b'>' | b'<') => None,
+                    _ => Some(None),
+                };
+            }
+            (Some(b'&'), Some(b'>')) => {
+                self.at += 2;
+                if self.peek(0) == Some(b'>') {
+                    self.at += 1;
+                }
+                return match self.peek(0) {
+                    Some(b'&' | b'|' | b'>' | b'<') => None,
+                    _ => Some(Some(Redirect::Write)),
+                };
+            }
+            (Some(b'>' | b'<'), _) => (None, 0),
+            _ => return Some(None),
+        };
+        self.at = start + op_at;
+        let op = self.peek(0)?;
+        self.at += 1;
+        let redirect = match (op, self.peek(0)) {
+            (b'>', Some(b'>')) => {
+                self.at += 1;
+                Redirect::Write
+            }
+            (b'>', Some(b'&')) => {
+                let target = self.peek(1);
+                let after = self.peek(2);
+                let ends = matches!(after, None | Some(b' ' | b'|' | b';' | b'&'));
+                if !(target.is_some_and(|t| t.is_ascii_digit()) && ends) {
+                    return None;
+                }
+                self.at += 2;
+                Redirect::Duplicate
+            }
+            (b'>', _) => Redirect::Write,
+            (b'<', _) => Redirect::Read {
+                stdin: descriptor.is_none(),
+            },
+            _ => return None,
+        };
+        // `>>&`, `>|`, `<<`, `<&`, `<>` and the like.
+        let duplicate = matches!(redirect, Redirect::Duplicate);
+        if !duplicate && matches!(self.peek(0), Some(b'>' | b'<' | b'&' | b'|')) {
+            return None;
+        }
+        Some(Some(redirect))
+    }
+
+    /// One word, quotes removed, and the name it assigns when it is
+    /// spelled `NAME=value` with an unquoted valid name and a value.
+    fn word(&mut self) -> Option<(Word, Option<String>)> {
+        let start = self.at;
+        let mut text = String::new();
+        // Where the first unquoted `=` stood, when only name characters
+        // (unquoted) came before it.
+        let mut assigns_at: Option<usize> = None;
+        let mut name_so_far = true;
+        while let Some(b) = self.peek(0) {
+            match b {
+                b'\'' | b'"' => {
+                    name_so_far = false;
+                    self.at += 1;
+                    let closing = self.bytes[self.at..].iter().position(|&c| c == b)?;
+                    let body = &self.bytes[self.at..self.at + closing];
+                    let allowed = |c: &u8| match b {
+                        b'\'' => (0x20..0x7f).contains(c),
+                        _ => (0x20..0x7f).contains(c) && !matches!(c, b'$' | b'`' | b'\\' | b'!'),
+                    };
+                    if !body.iter().all(allowed) {
+                        return None;
+                    }
+                    text.push_str(std::str::from_utf8(body).ok()?);
+                    self.at += closing + 1;
+                }
+                b'=' => {
+                    // The grammar reads `_=1 b` as the program `_=1`.
+                    if name_so_far && assigns_at.is_none() && is_name(&text) && text != "_" {
+                        assigns_at = Some(text.len());
+                    }
+                    name_so_far = false;
+                    text.push('=');
+                    self.at += 1;
+                }
+                _ if is_plain(b) => {
+                    if !(b.is_ascii_alphanumeric() || b == b'_') {
+                        name_so_far = false;
+                    }
+                    text.push(char::from(b));
+                    self.at += 1;
+                }
+                b' ' | b'|' | b';' => break,
+                // `&&` ends a word; `x&>f` and `x&` are left to the parser.
+                b'&' if self.peek(1) == Some(b'&') => break,
+                _ => return None,
+            }
+        }
+        if self.at == start {
+            return None;
+        }
+        let name = assigns_at
+            .filter(|&at| at + 1 < text.len())
+            .map(|at| text[..at].to_string());
+        Some((Word::literal(text), name))
+    }
+}
+
+/// Whether the grammar reads `program` (quotes removed) as the subset
+/// does: a word naming the program. It reads a reserved word or keyword as
+/// syntax, `x%y` and `x@y` as an expansion gone wrong (a syntax error),
+/// after an assignment `x:y` too, and `- A=1` as no command at all.
+fn is_plain_program(program: &str, after_assignment: bool) -> bool {
+    !(program.contains(['=', '%', '@'])
+        || RESERVED.contains(&program)
+        || program == "-"
+        || (after_assignment && program.contains(':')))
+}
+
+/// Unquoted word characters of the subset.
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'-' | b'.' | b'/' | b',' | b':' | b'@' | b'%' | b'+' | b'=' | b'~'
+        )
+}
+
+/// A shell variable name: letters, digits and `_`, not starting with a digit.
+fn is_name(text: &str) -> bool {
+    let mut chars = text.bytes();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::commands;
+
+    fn words(line: &str) -> Option<Vec<Vec<String>>> {
+        let walked = commands(line, usize::MAX)?;
+        Some(
+            walked
+                .commands
+                .iter()
+                .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn typical_agent_lines_are_read() {
+        assert_eq!(
+            words("cargo test --all 2>&1 | tail -20").unwrap(),
+            [vec!["cargo", "test", "--all"], vec!["tail", "-20"]]
+        );
+        assert_eq!(
+            words("grep -rn 'TODO' src | head -20").unwrap(),
+            [vec!["grep", "-rn", "TODO", "src"], vec!["head", "-20"]]
+        );
+        let walked = commands("RUST_LOG=debug cargo run > out.log", 10).unwrap();
+        let command = &walked.commands[0];
+        assert_eq!(command.assignments[0].0, "RUST_LOG");
+        assert_eq!(command.assignments[0].1.text, "debug");
+        assert_eq!(command.writes[0].text, "out.log");
+    }
+
+    #[test]
+    fn anything_outside_the_subset_is_left_to_the_parser() {
+        for line in [
+            "echo $HOME",
+            "ls *.rs",
+            "cd src && ls",
+            "echo a\nrm -rf /",
+            "echo `id`",
+            "a & b",
+            "a |& b",
+            "a |",
+            "| a",
+            "x=1",
+            "export A=1",
+            "if true",
+            "echo hi>f",
+            "cat <<EOF",
+            "cat <&3",
+            "echo >|f",
+            "echo 12>f",
+            "echo \"$x\"",
+            "echo 'unterminated",
+            "echo caf\u{e9}",
+            "r\\m -rf /",
+            "echo {a,b}",
+            "echo # comment",
+            "a;;b",
+            "",
+            "   ",
+        ] {
+            assert!(commands(line, 10).is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn more_commands_than_the_limit_are_left_to_the_parser() {
+        assert!(commands("a | b | c", 2).is_none());
+        assert!(commands("a | b | c", 3).is_some());
+    }
+}
