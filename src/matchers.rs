@@ -148,6 +148,13 @@ impl ShellMatcher {
         (!self.opaque && !self.programs.is_empty()).then_some(self.programs.as_slice())
     }
 
+    /// Whether the matcher's only error is the one of a line not analysed
+    /// whole (see [`Matchers::evaluate`]): guarded `writes` can also fail
+    /// for a project root and home they cannot be built for.
+    pub fn fails_only_when_unanalysed(&self) -> bool {
+        self.writes.is_empty()
+    }
+
     fn has_command_criteria(&self) -> bool {
         !self.programs.is_empty()
             || !self.flags.is_empty()

@@ -69,11 +69,21 @@ pub struct ProgramIndex {
 /// Rules whose condition needs a command of the line to run one of some
 /// programs (`command.shellCommands().exists(c, c.program in [...] && ...)`,
 /// see [`index::needs`]), filed under the programs. `field` is the payload
-/// field the hook's shell analysis reads.
+/// field the hook's shell analysis reads. Rules that also need the command
+/// to have an operand (an argument not starting with `-`) are filed in
+/// `with_operand`: `tail -20` does not make a rule over the files `tail`
+/// reads a candidate.
 #[derive(Debug, Default)]
 pub struct NeededProgramIndex {
     pub field: String,
     pub by_program: HashMap<String, Vec<usize>>,
+    pub with_operand: HashMap<String, Vec<usize>>,
+}
+
+/// Whether a command of the analysed line has an operand, as the index of
+/// needed programs reads it (the same list as the command's `args` in CEL).
+pub fn has_operand(command: &crate::shell::SimpleCommand) -> bool {
+    command.args.iter().any(|a| !a.starts_with('-'))
 }
 
 /// Rules with a `url:` matcher naming hosts or domains, filed under the
@@ -202,14 +212,25 @@ impl HookPlan {
         // string the conditions fail, so every such rule stays a candidate.
         if let Some(index) = &self.needed_programs {
             match (payload.get(&index.field), subjects.shell()) {
-                (Some(Json::String(_)), Some(analysis)) => {
+                // A line not analysed whole: a rule filed here may also
+                // have a `shell:` matcher, which then fails (an error, not
+                // a no), so every rule stays a candidate.
+                (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                     for command in &analysis.commands {
                         if let Some(rules) = index.by_program.get(&command.program) {
                             out.extend_from_slice(rules);
                         }
+                        if has_operand(command) {
+                            if let Some(rules) = index.with_operand.get(&command.program) {
+                                out.extend_from_slice(rules);
+                            }
+                        }
                     }
                 }
-                _ => out.extend(index.by_program.values().flatten()),
+                _ => {
+                    out.extend(index.by_program.values().flatten());
+                    out.extend(index.with_operand.values().flatten());
+                }
             }
         }
         if let Some(hosts) = &self.hosts {
@@ -237,6 +258,34 @@ impl HookPlan {
     pub fn rule_count(&self) -> usize {
         self.rule_count
     }
+}
+
+/// Whether a rule with both a `shell:` matcher naming `programs` and a
+/// condition with `needs` is better filed under the needs: when they are
+/// rarer (a need of a program with an operand counts half: `tail -20`
+/// has none), and when leaving the rule out on its condition alone hides
+/// no error of the matcher. The matcher's only error must be the one of a
+/// line not analysed whole, where the index of needs keeps every rule.
+fn needs_beat_programs(
+    needs: &[index::Need],
+    programs: &[String],
+    matchers: &crate::matchers::Matchers,
+) -> bool {
+    let only_shell =
+        matchers.url.is_none() && matchers.path.is_none() && matchers.content.is_none();
+    let safe = only_shell
+        && matchers
+            .shell
+            .as_ref()
+            .is_some_and(|m| m.fails_only_when_unanalysed());
+    let weight: usize = needs
+        .iter()
+        .map(|n| match n {
+            index::Need::Program { operand: true, .. } => 1,
+            _ => 2,
+        })
+        .sum();
+    safe && weight < 2 * programs.len()
 }
 
 /// Files every rule of every hook under the most selective index that
@@ -288,12 +337,18 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
             )
             .reduce(|a, b| if a == b { a } else { None })
             .flatten();
-        let needs = match (&equality, programs, &hosts, globs, &substring) {
-            (None, None, None, None, None) => {
-                cond.and_then(|e| index::needs(e, &field_use, shell_field))
-            }
+        let needs = match (&equality, &hosts, globs, &substring) {
+            (None, None, None, None) => cond
+                .and_then(|e| index::needs(e, &field_use, shell_field))
+                .filter(|needs| match programs {
+                    None => true,
+                    Some(names) => needs_beat_programs(needs, names, &rule.matchers),
+                }),
             _ => None,
         };
+        // Filed under its condition's needs, a rule is not under its
+        // matcher's programs.
+        let programs = programs.filter(|_| needs.is_none());
         for hook in &rule.hooks {
             let plan = plans.entry(hook).or_default();
             plan.rule_count += 1;
@@ -362,12 +417,16 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                             };
                             plan.substrings[pos].add(literal, i);
                         }
-                        index::Need::Program { field, program } => {
+                        index::Need::Program {
+                            field,
+                            program,
+                            operand,
+                        } => {
                             let index =
                                 plan.needed_programs
                                     .get_or_insert_with(|| NeededProgramIndex {
                                         field: field.clone(),
-                                        by_program: HashMap::new(),
+                                        ..Default::default()
                                     });
                             // One field per hook (its shell line); were it
                             // another, the rule is simply always a candidate.
@@ -377,7 +436,12 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                                 }
                                 continue;
                             }
-                            let list = index.by_program.entry(program.clone()).or_default();
+                            let map = if *operand {
+                                &mut index.with_operand
+                            } else {
+                                &mut index.by_program
+                            };
+                            let list = map.entry(program.clone()).or_default();
                             if list.last() != Some(&i) {
                                 list.push(i);
                             }

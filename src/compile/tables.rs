@@ -347,7 +347,9 @@ pub struct PlanTables {
     fields: Vec<(String, TableRef)>,
     substrings: Vec<(String, TableRef)>,
     programs: Option<TableRef>,
-    needed_programs: Option<(String, TableRef)>,
+    /// The field, the rules by program, and those that also need an
+    /// operand (see [`super::plan::NeededProgramIndex`]).
+    needed_programs: Option<(String, TableRef, TableRef)>,
     /// Exact hosts, then domains.
     hosts: Option<(TableRef, TableRef)>,
     /// Each glob as its rule (u32), its length (u32) and its bytes.
@@ -386,7 +388,11 @@ impl PlanTables {
             None => None,
         };
         let needed_programs = match &plan.needed_programs {
-            Some(p) => Some((p.field.clone(), w.table(filed(&p.by_program))?)),
+            Some(p) => Some((
+                p.field.clone(),
+                w.table(filed(&p.by_program))?,
+                w.table(filed(&p.with_operand))?,
+            )),
             None => None,
         };
         let hosts = match &plan.hosts {
@@ -438,7 +444,7 @@ impl PlanTables {
             && self
                 .needed_programs
                 .as_ref()
-                .is_none_or(|(_, t)| table_fits(t))
+                .is_none_or(|(_, t, o)| table_fits(t) && table_fits(o))
             && self
                 .hosts
                 .as_ref()
@@ -527,15 +533,22 @@ pub fn candidates(
             }
         }
     }
-    if let Some((field, table)) = &tables.needed_programs {
+    if let Some((field, table, with_operand)) = &tables.needed_programs {
         let mut t = Table::new(body, table, rules);
+        let mut o = Table::new(body, with_operand, rules);
         match (payload.get(field), subjects.shell()) {
-            (Some(Json::String(_)), Some(analysis)) => {
+            (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                 for command in &analysis.commands {
                     t.get(command.program.as_bytes(), &mut out)?;
+                    if super::plan::has_operand(command) {
+                        o.get(command.program.as_bytes(), &mut out)?;
+                    }
                 }
             }
-            _ => t.all(&mut out)?,
+            _ => {
+                t.all(&mut out)?;
+                o.all(&mut out)?;
+            }
         }
     }
     if let Some((exact, domains)) = &tables.hosts {
