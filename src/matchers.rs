@@ -148,6 +148,39 @@ impl ShellMatcher {
         (!self.opaque && !self.programs.is_empty()).then_some(self.programs.as_slice())
     }
 
+    /// The words one of which some argument of a matching command must be,
+    /// when `arg:` is a pattern of whole words (`^push$`,
+    /// `^filter-(branch|repo)$`): with the programs, a sharper key than
+    /// the program alone (`git status` is no candidate for `git push` rules).
+    pub fn required_words(&self) -> Option<Vec<String>> {
+        let hir = regex_syntax::Parser::new()
+            .parse(self.arg.as_ref()?.as_str())
+            .ok()?;
+        let regex_syntax::hir::HirKind::Concat(parts) = hir.kind() else {
+            return None;
+        };
+        let [start, middle @ .., end] = parts.as_slice() else {
+            return None;
+        };
+        let look = |h: &regex_syntax::hir::Hir, want: regex_syntax::hir::Look| matches!(h.kind(), regex_syntax::hir::HirKind::Look(l) if *l == want);
+        if !look(start, regex_syntax::hir::Look::Start) || !look(end, regex_syntax::hir::Look::End)
+        {
+            return None;
+        }
+        let mut words = vec![String::new()];
+        for part in middle {
+            let tails = exact_words(part)?;
+            words = words
+                .iter()
+                .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
+                .collect();
+            if words.len() > MAX_WORDS {
+                return None;
+            }
+        }
+        (!words.iter().any(String::is_empty)).then_some(words)
+    }
+
     /// Whether the matcher's only error is the one of a line not analysed
     /// whole (see [`Matchers::evaluate`]): guarded `writes` can also fail
     /// for a project root and home they cannot be built for.
@@ -620,6 +653,44 @@ pub struct MatcherError {
     pub key: &'static str,
     pub index: Option<usize>,
     pub message: String,
+}
+
+/// More words than this from one `arg:` pattern: filed by program only.
+const MAX_WORDS: usize = 64;
+
+/// Every text `hir` matches, when they are few and it has no anchors,
+/// classes or repetitions.
+fn exact_words(hir: &regex_syntax::hir::Hir) -> Option<Vec<String>> {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(l) => Some(vec![String::from_utf8(l.0.to_vec()).ok()?]),
+        HirKind::Capture(c) => exact_words(&c.sub),
+        HirKind::Alternation(alts) => {
+            let mut out = Vec::new();
+            for alt in alts {
+                out.extend(exact_words(alt)?);
+                if out.len() > MAX_WORDS {
+                    return None;
+                }
+            }
+            Some(out)
+        }
+        HirKind::Concat(parts) => {
+            let mut words = vec![String::new()];
+            for part in parts {
+                let tails = exact_words(part)?;
+                words = words
+                    .iter()
+                    .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
+                    .collect();
+                if words.len() > MAX_WORDS {
+                    return None;
+                }
+            }
+            Some(words)
+        }
+        _ => None,
+    }
 }
 
 fn regex(pattern: &str, key: &'static str, index: Option<usize>) -> Result<Regex, MatcherError> {

@@ -105,14 +105,25 @@ pub fn substring_test(
 pub enum Need {
     /// The string field `field` contains `literal`.
     Substring { field: String, literal: String },
-    /// `field.shellCommands()` lists a command running `program`, and with
-    /// `operand`, one with an argument not starting with `-` (a file or a
-    /// word, not only flags: see [`false_without_operand`]).
+    /// `field.shellCommands()` lists a command running `program`, with
+    /// the arguments `args` says.
     Program {
         field: String,
         program: String,
-        operand: bool,
+        args: ArgNeed,
     },
+}
+
+/// What a needed command must have among its arguments (`c.args`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArgNeed {
+    /// Nothing.
+    Any,
+    /// An argument not starting with `-` (a file or a word, not only
+    /// flags: see [`false_without_operand`]).
+    Operand,
+    /// This argument (`'reset' in c.args`).
+    Word(String),
 }
 
 /// Needs at least one of which holds whenever the condition is true, for
@@ -206,17 +217,54 @@ fn programs_needed(
     }
     let body = exists_body(c)?;
     let names = program_names(body, &c.iter_var)?;
-    let operand = false_without_operand(body, &c.iter_var);
+    let args = match required_words(body, &c.iter_var) {
+        Some(words) => words.into_iter().map(ArgNeed::Word).collect(),
+        None if false_without_operand(body, &c.iter_var) => vec![ArgNeed::Operand],
+        None => vec![ArgNeed::Any],
+    };
     Some(
         names
             .into_iter()
-            .map(|program| Need::Program {
-                field: field.to_string(),
-                program,
-                operand,
+            .flat_map(|program| {
+                args.iter().map(move |args| Need::Program {
+                    field: field.to_string(),
+                    program: program.clone(),
+                    args: args.clone(),
+                })
             })
             .collect(),
     )
+}
+
+/// Words one of which `expr` needs among `var.args` (`'reset' in c.args`):
+/// without any, it is `false` (a list of strings holds the literal or
+/// not, and `false && x` is `false`). For `&&` the fewer of either side's,
+/// for `||` both sides' (each side must need some).
+fn required_words(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    match (
+        call.func_name.as_str(),
+        call.target.is_none(),
+        call.args.as_slice(),
+    ) {
+        (operators::LOGICAL_AND, true, [a, b]) => {
+            match (required_words(a, var), required_words(b, var)) {
+                (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        }
+        (operators::LOGICAL_OR, true, [a, b]) => {
+            let mut a = required_words(a, var)?;
+            a.extend(required_words(b, var)?);
+            Some(a)
+        }
+        (operators::IN, true, [word, list]) if is_args_of(list, var) => string_literal(word)
+            .filter(|w| !w.is_empty())
+            .map(|w| vec![w]),
+        _ => None,
+    }
 }
 
 /// Whether `expr`, over the command `var` of `shellCommands()`, is `false`
@@ -582,11 +630,12 @@ mod tests {
                     Need::Program {
                         field,
                         program,
-                        operand,
-                    } => format!(
-                        "{field} runs {program}{}",
-                        if operand { " with an operand" } else { "" }
-                    ),
+                        args,
+                    } => match args {
+                        ArgNeed::Any => format!("{field} runs {program}"),
+                        ArgNeed::Operand => format!("{field} runs {program} with an operand"),
+                        ArgNeed::Word(w) => format!("{field} runs {program} {w}"),
+                    },
                 })
                 .collect()
         })
@@ -661,6 +710,33 @@ mod tests {
         ] {
             let got = needs_of(src).unwrap_or_default();
             assert!(got.iter().all(|n| !n.contains("operand")), "{src}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn needs_of_commands_with_a_word_name_it() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program == 'git' && 'reset' in c.args && c.flags.exists(f, f == '--hard'))"),
+            s(&["command runs git reset"])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program in ['git', 'hg'] && 'push' in c.args && ('--force' in c.args || 'x' in c.args))"),
+            s(&["command runs git push", "command runs hg push"])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program == 'git' && (('reflog' in c.args && ('expire' in c.args || 'delete' in c.args)) || ('gc' in c.args && size(c.args) > 1)))"),
+            s(&["command runs git gc", "command runs git reflog"])
+        );
+        // Words that are not required: in a disjunction, negated, in another list.
+        for src in [
+            "command.shellCommands().exists(c, c.program == 'git' && ('reset' in c.args || c.flags.exists(f, f == '--hard')))",
+            "command.shellCommands().exists(c, c.program == 'git' && !('reset' in c.args))",
+            "command.shellCommands().exists(c, c.program == 'git' && 'reset' in c.flags)",
+            "command.shellCommands().exists(c, c.program == 'git' && c.args.exists(a, 'reset' in c.args))",
+        ] {
+            let got = needs_of(src).unwrap_or_default();
+            assert_eq!(got, vec!["command runs git".to_string()], "{src}");
         }
     }
 

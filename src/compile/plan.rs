@@ -60,10 +60,32 @@ impl SubstringIndex {
     }
 }
 
-/// Rules with a `shell:` matcher naming programs, filed under the programs.
+/// Rules with a `shell:` matcher naming programs, filed under the programs,
+/// or when its `arg:` names whole words, under [`word_key`]s of the
+/// programs and the words in `with_word`.
 #[derive(Debug, Default)]
 pub struct ProgramIndex {
     pub by_program: HashMap<String, Vec<usize>>,
+    pub with_word: HashMap<String, Vec<usize>>,
+}
+
+/// Appends the rules filed under `command`'s program and its arguments.
+fn collect_by_command(
+    by_program: &HashMap<String, Vec<usize>>,
+    with_word: &HashMap<String, Vec<usize>>,
+    command: &crate::shell::SimpleCommand,
+    out: &mut Vec<usize>,
+) {
+    if let Some(rules) = by_program.get(&command.program) {
+        out.extend_from_slice(rules);
+    }
+    if !with_word.is_empty() {
+        for arg in &command.args {
+            if let Some(rules) = with_word.get(&word_key(&command.program, arg)) {
+                out.extend_from_slice(rules);
+            }
+        }
+    }
 }
 
 /// Rules whose condition needs a command of the line to run one of some
@@ -71,13 +93,24 @@ pub struct ProgramIndex {
 /// see [`index::needs`]), filed under the programs. `field` is the payload
 /// field the hook's shell analysis reads. Rules that also need the command
 /// to have an operand (an argument not starting with `-`) are filed in
-/// `with_operand`: `tail -20` does not make a rule over the files `tail`
-/// reads a candidate.
+/// `with_operand` (`tail -20` does not make a rule over the files `tail`
+/// reads a candidate), those that need one argument in `with_word`
+/// (`git status` does not make a rule on `git reset` one).
 #[derive(Debug, Default)]
 pub struct NeededProgramIndex {
     pub field: String,
     pub by_program: HashMap<String, Vec<usize>>,
     pub with_operand: HashMap<String, Vec<usize>>,
+    /// Rules that need the command to have one argument, filed under
+    /// [`word_key`] of the program and the argument.
+    pub with_word: HashMap<String, Vec<usize>>,
+}
+
+/// The key of a program and one of its arguments in
+/// [`NeededProgramIndex::with_word`]. Names holding NUL could make two
+/// pairs one key: that only adds a candidate, never loses one.
+pub fn word_key(program: &str, word: &str) -> String {
+    format!("{program}\0{word}")
 }
 
 /// Whether a command of the analysed line has an operand, as the index of
@@ -199,11 +232,15 @@ impl HookPlan {
                     // Part of the line was never looked at: any program may
                     // be in it, so every rule stays to say it cannot tell.
                     out.extend(programs.by_program.values().flatten());
+                    out.extend(programs.with_word.values().flatten());
                 } else {
                     for command in &analysis.commands {
-                        if let Some(rules) = programs.by_program.get(&command.program) {
-                            out.extend_from_slice(rules);
-                        }
+                        collect_by_command(
+                            &programs.by_program,
+                            &programs.with_word,
+                            command,
+                            &mut out,
+                        );
                     }
                 }
             }
@@ -217,9 +254,7 @@ impl HookPlan {
                 // a no), so every rule stays a candidate.
                 (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                     for command in &analysis.commands {
-                        if let Some(rules) = index.by_program.get(&command.program) {
-                            out.extend_from_slice(rules);
-                        }
+                        collect_by_command(&index.by_program, &index.with_word, command, &mut out);
                         if has_operand(command) {
                             if let Some(rules) = index.with_operand.get(&command.program) {
                                 out.extend_from_slice(rules);
@@ -230,6 +265,7 @@ impl HookPlan {
                 _ => {
                     out.extend(index.by_program.values().flatten());
                     out.extend(index.with_operand.values().flatten());
+                    out.extend(index.with_word.values().flatten());
                 }
             }
         }
@@ -263,7 +299,7 @@ impl HookPlan {
 /// Whether a rule with both a `shell:` matcher naming `programs` and a
 /// condition with `needs` is better filed under the needs: when they are
 /// rarer (a need of a program with an operand counts half: `tail -20`
-/// has none), and when leaving the rule out on its condition alone hides
+/// has none; one with a given argument nothing), and when leaving the rule out on its condition alone hides
 /// no error of the matcher. The matcher's only error must be the one of a
 /// line not analysed whole, where the index of needs keeps every rule.
 fn needs_beat_programs(
@@ -281,7 +317,14 @@ fn needs_beat_programs(
     let weight: usize = needs
         .iter()
         .map(|n| match n {
-            index::Need::Program { operand: true, .. } => 1,
+            index::Need::Program {
+                args: index::ArgNeed::Word(_),
+                ..
+            } => 0,
+            index::Need::Program {
+                args: index::ArgNeed::Operand,
+                ..
+            } => 1,
             _ => 2,
         })
         .sum();
@@ -337,12 +380,16 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
             )
             .reduce(|a, b| if a == b { a } else { None })
             .flatten();
+        // A matcher naming whole words of its arguments is keyed by them.
+        let words = programs.and_then(|_| rule.matchers.shell.as_ref()?.required_words());
         let needs = match (&equality, &hosts, globs, &substring) {
             (None, None, None, None) => cond
                 .and_then(|e| index::needs(e, &field_use, shell_field))
                 .filter(|needs| match programs {
                     None => true,
-                    Some(names) => needs_beat_programs(needs, names, &rule.matchers),
+                    Some(names) => {
+                        words.is_none() && needs_beat_programs(needs, names, &rule.matchers)
+                    }
                 }),
             _ => None,
         };
@@ -372,9 +419,21 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
             } else if let Some(names) = programs {
                 let index = plan.programs.get_or_insert_with(ProgramIndex::default);
                 for name in names {
-                    let list = index.by_program.entry(name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
+                    match &words {
+                        Some(words) => {
+                            for word in words {
+                                let list = index.with_word.entry(word_key(name, word)).or_default();
+                                if list.last() != Some(&i) {
+                                    list.push(i);
+                                }
+                            }
+                        }
+                        None => {
+                            let list = index.by_program.entry(name.clone()).or_default();
+                            if list.last() != Some(&i) {
+                                list.push(i);
+                            }
+                        }
                     }
                 }
             } else if let Some(keys) = &hosts {
@@ -420,7 +479,7 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                         index::Need::Program {
                             field,
                             program,
-                            operand,
+                            args,
                         } => {
                             let index =
                                 plan.needed_programs
@@ -436,12 +495,16 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                                 }
                                 continue;
                             }
-                            let map = if *operand {
-                                &mut index.with_operand
-                            } else {
-                                &mut index.by_program
+                            let (map, key) = match args {
+                                index::ArgNeed::Any => (&mut index.by_program, program.clone()),
+                                index::ArgNeed::Operand => {
+                                    (&mut index.with_operand, program.clone())
+                                }
+                                index::ArgNeed::Word(word) => {
+                                    (&mut index.with_word, word_key(program, word))
+                                }
                             };
-                            let list = map.entry(program.clone()).or_default();
+                            let list = map.entry(key).or_default();
                             if list.last() != Some(&i) {
                                 list.push(i);
                             }

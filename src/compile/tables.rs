@@ -346,14 +346,22 @@ pub struct PlanTables {
     always: Part,
     fields: Vec<(String, TableRef)>,
     substrings: Vec<(String, TableRef)>,
-    programs: Option<TableRef>,
-    /// The field, the rules by program, and those that also need an
-    /// operand (see [`super::plan::NeededProgramIndex`]).
-    needed_programs: Option<(String, TableRef, TableRef)>,
+    /// By program, and by [`super::plan::word_key`] of program and word.
+    programs: Option<(TableRef, TableRef)>,
+    needed_programs: Option<NeededTables>,
     /// Exact hosts, then domains.
     hosts: Option<(TableRef, TableRef)>,
     /// Each glob as its rule (u32), its length (u32) and its bytes.
     globs: Option<Part>,
+}
+
+/// The tables of [`super::plan::NeededProgramIndex`].
+#[derive(Debug, Serialize, Deserialize)]
+struct NeededTables {
+    field: String,
+    by_program: TableRef,
+    with_operand: TableRef,
+    with_word: TableRef,
 }
 
 impl PlanTables {
@@ -384,15 +392,19 @@ impl PlanTables {
             substrings.push((index.field.clone(), w.table(pairs)?));
         }
         let programs = match &plan.programs {
-            Some(p) => Some(w.table(filed(&p.by_program))?),
+            Some(p) => Some((
+                w.table(filed(&p.by_program))?,
+                w.table(filed(&p.with_word))?,
+            )),
             None => None,
         };
         let needed_programs = match &plan.needed_programs {
-            Some(p) => Some((
-                p.field.clone(),
-                w.table(filed(&p.by_program))?,
-                w.table(filed(&p.with_operand))?,
-            )),
+            Some(p) => Some(NeededTables {
+                field: p.field.clone(),
+                by_program: w.table(filed(&p.by_program))?,
+                with_operand: w.table(filed(&p.with_operand))?,
+                with_word: w.table(filed(&p.with_word))?,
+            }),
             None => None,
         };
         let hosts = match &plan.hosts {
@@ -440,11 +452,13 @@ impl PlanTables {
             && part_fits(&self.always)
             && self.fields.iter().all(|(_, t)| table_fits(t))
             && self.substrings.iter().all(|(_, t)| table_fits(t))
-            && self.programs.as_ref().is_none_or(table_fits)
             && self
-                .needed_programs
+                .programs
                 .as_ref()
-                .is_none_or(|(_, t, o)| table_fits(t) && table_fits(o))
+                .is_none_or(|(p, w)| table_fits(p) && table_fits(w))
+            && self.needed_programs.as_ref().is_none_or(|n| {
+                table_fits(&n.by_program) && table_fits(&n.with_operand) && table_fits(&n.with_word)
+            })
             && self
                 .hosts
                 .as_ref()
@@ -519,35 +533,41 @@ pub fn candidates(
             _ => t.all(&mut out)?,
         }
     }
-    if let Some(table) = &tables.programs {
+    if let Some((by_program, with_word)) = &tables.programs {
         if let Some(analysis) = subjects.shell() {
-            let mut t = Table::new(body, table, rules);
+            let mut t = Table::new(body, by_program, rules);
+            let mut w = Table::new(body, with_word, rules);
             if analysis.unanalysed().is_some() {
                 // Part of the line was never looked at: any program may be
                 // in it, so every rule stays to say it cannot tell.
                 t.all(&mut out)?;
+                w.all(&mut out)?;
             } else {
                 for command in &analysis.commands {
                     t.get(command.program.as_bytes(), &mut out)?;
+                    words_of(&mut w, command, &mut out)?;
                 }
             }
         }
     }
-    if let Some((field, table, with_operand)) = &tables.needed_programs {
-        let mut t = Table::new(body, table, rules);
-        let mut o = Table::new(body, with_operand, rules);
-        match (payload.get(field), subjects.shell()) {
+    if let Some(needed) = &tables.needed_programs {
+        let mut t = Table::new(body, &needed.by_program, rules);
+        let mut o = Table::new(body, &needed.with_operand, rules);
+        let mut w = Table::new(body, &needed.with_word, rules);
+        match (payload.get(&needed.field), subjects.shell()) {
             (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                 for command in &analysis.commands {
                     t.get(command.program.as_bytes(), &mut out)?;
                     if super::plan::has_operand(command) {
                         o.get(command.program.as_bytes(), &mut out)?;
                     }
+                    words_of(&mut w, command, &mut out)?;
                 }
             }
             _ => {
                 t.all(&mut out)?;
                 o.all(&mut out)?;
+                w.all(&mut out)?;
             }
         }
     }
@@ -586,6 +606,27 @@ pub fn candidates(
         out.dedup();
     }
     Ok(out)
+}
+
+/// Appends the rules filed under [`super::plan::word_key`] of `command`'s
+/// program and each of its arguments.
+fn words_of(
+    t: &mut Table<'_>,
+    command: &crate::shell::SimpleCommand,
+    out: &mut Vec<usize>,
+) -> Result<(), Damaged> {
+    if t.len() == 0 {
+        return Ok(());
+    }
+    let prefix = super::plan::word_key(&command.program, "");
+    let mut key = Vec::with_capacity(prefix.len() + 16);
+    for arg in &command.args {
+        key.clear();
+        key.extend_from_slice(prefix.as_bytes());
+        key.extend_from_slice(arg.as_bytes());
+        t.get(&key, out)?;
+    }
+    Ok(())
 }
 
 fn automaton(t: &mut Table<'_>) -> Result<Automaton, Damaged> {
