@@ -141,6 +141,33 @@ fn target_class(name: TargetClassName) -> TargetClass {
     }
 }
 
+/// A kind of shell line outside which a `shell:` matcher neither matches
+/// nor fails ([`Matchers::evaluate`] gives "no match"), so a rule with it
+/// need not be a candidate there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum LineGate {
+    /// `opaque: true` alone: a line with something that cannot be known.
+    Opaque,
+    /// `writes:` (without `opaque`): a line with a command that writes or
+    /// acts on a path, or one not analysed whole (which fails the matcher).
+    Writing,
+}
+
+impl LineGate {
+    pub fn admits(self, analysis: &ShellAnalysis) -> bool {
+        match self {
+            LineGate::Opaque => analysis.is_opaque(),
+            LineGate::Writing => {
+                analysis.unanalysed().is_some()
+                    || analysis
+                        .commands
+                        .iter()
+                        .any(|c| !c.targets.is_empty() || !c.writes.is_empty())
+            }
+        }
+    }
+}
+
 impl ShellMatcher {
     /// The programs one of which must run for this matcher to match, or
     /// `None` when it can match otherwise (no `program`, or `opaque: true`).
@@ -179,6 +206,18 @@ impl ShellMatcher {
             }
         }
         (!words.iter().any(String::is_empty)).then_some(words)
+    }
+
+    /// The kind of line this matcher can only match (or fail) on, when it
+    /// has one: see [`LineGate`].
+    pub fn gate(&self) -> Option<LineGate> {
+        if self.opaque && !self.has_command_criteria() {
+            Some(LineGate::Opaque)
+        } else if !self.opaque && !self.writes.is_empty() {
+            Some(LineGate::Writing)
+        } else {
+            None
+        }
     }
 
     /// Whether the matcher's only error is the one of a line not analysed

@@ -187,6 +187,8 @@ pub struct HookPlan {
     pub needed_programs: Option<NeededProgramIndex>,
     pub hosts: Option<HostIndex>,
     pub globs: Option<GlobIndex>,
+    /// Rules candidates only on lines their `shell:` matcher can match.
+    pub gated: Vec<(crate::matchers::LineGate, Vec<usize>)>,
     /// How many rules apply to this hook, whichever index holds them.
     pub rule_count: usize,
 }
@@ -266,6 +268,15 @@ impl HookPlan {
                     out.extend(index.by_program.values().flatten());
                     out.extend(index.with_operand.values().flatten());
                     out.extend(index.with_word.values().flatten());
+                }
+            }
+        }
+        if !self.gated.is_empty() {
+            if let Some(analysis) = subjects.shell() {
+                for (gate, rules) in &self.gated {
+                    if gate.admits(analysis) {
+                        out.extend_from_slice(rules);
+                    }
                 }
             }
         }
@@ -396,6 +407,7 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
         // Filed under its condition's needs, a rule is not under its
         // matcher's programs.
         let programs = programs.filter(|_| needs.is_none());
+        let gate = rule.matchers.shell.as_ref().and_then(|m| m.gate());
         for hook in &rule.hooks {
             let plan = plans.entry(hook).or_default();
             plan.rule_count += 1;
@@ -510,6 +522,11 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                             }
                         }
                     }
+                }
+            } else if let Some(gate) = gate {
+                match plan.gated.iter_mut().find(|(g, _)| *g == gate) {
+                    Some((_, rules)) => rules.push(i),
+                    None => plan.gated.push((gate, vec![i])),
                 }
             } else {
                 plan.always.push(i);

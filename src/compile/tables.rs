@@ -353,6 +353,8 @@ pub struct PlanTables {
     hosts: Option<(TableRef, TableRef)>,
     /// Each glob as its rule (u32), its length (u32) and its bytes.
     globs: Option<Part>,
+    /// Rule numbers (u32 each) of each gate.
+    gated: Vec<(crate::matchers::LineGate, Part)>,
 }
 
 /// The tables of [`super::plan::NeededProgramIndex`].
@@ -372,11 +374,7 @@ impl PlanTables {
                 .map(|(k, v)| (k.as_bytes(), v.as_slice()))
                 .collect()
         }
-        let mut always = Vec::with_capacity(plan.always.len() * 4);
-        for &r in &plan.always {
-            always.extend_from_slice(&u32::try_from(r).ok()?.to_le_bytes());
-        }
-        let always = w.part(&always)?;
+        let always = w.part(&rule_numbers(&plan.always)?)?;
         let mut fields = Vec::new();
         for index in &plan.indexes {
             fields.push((index.field.clone(), w.table(filed(&index.by_value))?));
@@ -423,7 +421,12 @@ impl PlanTables {
             }
             None => None,
         };
+        let mut gated = Vec::new();
+        for (gate, rules) in &plan.gated {
+            gated.push((*gate, w.part(&rule_numbers(rules)?)?));
+        }
         Some(PlanTables {
+            gated,
             rule_count: plan.rule_count,
             always,
             fields,
@@ -464,6 +467,7 @@ impl PlanTables {
                 .as_ref()
                 .is_none_or(|(a, b)| table_fits(a) && table_fits(b))
             && self.globs.as_ref().is_none_or(part_fits)
+            && self.gated.iter().all(|(_, p)| part_fits(p))
     }
 }
 
@@ -493,14 +497,17 @@ pub fn candidates(
 ) -> Result<Vec<usize>, Damaged> {
     let always = tables.always.read(body)?;
     let mut out = Vec::with_capacity(always.len() / 4);
-    for n in always.chunks_exact(4) {
-        let n = u32::from_le_bytes(n.try_into().map_err(|_| Damaged)?) as usize;
-        if n >= rules {
-            return Err(Damaged);
-        }
-        out.push(n);
-    }
+    read_rule_numbers(always, rules, &mut out)?;
     let always_len = out.len();
+    if !tables.gated.is_empty() {
+        if let Some(analysis) = subjects.shell() {
+            for (gate, part) in &tables.gated {
+                if gate.admits(analysis) {
+                    read_rule_numbers(part.read(body)?, rules, &mut out)?;
+                }
+            }
+        }
+    }
     for (field, table) in &tables.fields {
         let mut t = Table::new(body, table, rules);
         match payload.get(field) {
@@ -606,6 +613,27 @@ pub fn candidates(
         out.dedup();
     }
     Ok(out)
+}
+
+/// Rule numbers as stored: a little-endian u32 each.
+fn rule_numbers(list: &[usize]) -> Option<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(list.len() * 4);
+    for &r in list {
+        bytes.extend_from_slice(&u32::try_from(r).ok()?.to_le_bytes());
+    }
+    Some(bytes)
+}
+
+/// Appends stored rule numbers to `out`; each must be below `rules`.
+fn read_rule_numbers(bytes: &[u8], rules: usize, out: &mut Vec<usize>) -> Result<(), Damaged> {
+    for n in bytes.chunks_exact(4) {
+        let n = u32::from_le_bytes(n.try_into().map_err(|_| Damaged)?) as usize;
+        if n >= rules {
+            return Err(Damaged);
+        }
+        out.push(n);
+    }
+    Ok(())
 }
 
 /// Appends the rules filed under [`super::plan::word_key`] of `command`'s
