@@ -952,3 +952,69 @@ pub fn compile_content(m: &ContentMatch) -> Result<ContentMatcher, MatcherError>
         .collect::<Result<_, _>>()?;
     Ok(ContentMatcher { regexes })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(json: serde_json::Value) -> ShellMatcher {
+        let m: ShellMatch = serde_json::from_value(json).unwrap();
+        compile_shell(&m, true).ok().expect("the matcher compiles")
+    }
+
+    #[test]
+    fn whole_word_patterns_give_their_words() {
+        let words = |arg: &str| {
+            shell(serde_json::json!({"program": "git", "arg": arg}))
+                .required_words()
+                .map(|mut w| {
+                    w.sort();
+                    w
+                })
+        };
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(words("^push$"), s(&["push"]));
+        assert_eq!(
+            words("^filter-(branch|repo)$"),
+            s(&["filter-branch", "filter-repo"])
+        );
+        assert_eq!(words("^(rm|remove)$"), s(&["remove", "rm"]));
+        // Anything a word outside a finite set could match: no words.
+        for arg in [
+            "push",
+            "^push",
+            "push$",
+            "^push.*$",
+            "(?i)^push$",
+            "^pu[sz]h$",
+            "(?m)^push$",
+            "^(a|)$",
+            "^p?ush$",
+        ] {
+            assert_eq!(words(arg), None, "{arg}");
+        }
+        assert_eq!(
+            shell(serde_json::json!({"program": "git"})).required_words(),
+            None
+        );
+    }
+
+    #[test]
+    fn gates_say_which_lines_a_matcher_can_match() {
+        let opaque = shell(serde_json::json!({"opaque": true}));
+        let writes = shell(serde_json::json!({"writes": ["~/.x/**"]}));
+        let both = shell(serde_json::json!({"opaque": true, "writes": ["~/.x/**"]}));
+        let program = shell(serde_json::json!({"program": "rm", "opaque": true}));
+        assert_eq!(opaque.gate(), Some(LineGate::Opaque));
+        assert_eq!(writes.gate(), Some(LineGate::Writing));
+        assert_eq!(both.gate(), None);
+        assert_eq!(program.gate(), None);
+        let admits = |gate: LineGate, line: &str| gate.admits(&crate::shell::analyze(line));
+        assert!(admits(LineGate::Opaque, "eval $X"));
+        assert!(!admits(LineGate::Opaque, "cargo test 2>&1 | tail -20"));
+        assert!(admits(LineGate::Writing, "echo x > f"));
+        assert!(admits(LineGate::Writing, "rm -rf ~/.x"));
+        assert!(!admits(LineGate::Writing, "git status && git diff"));
+        assert!(!admits(LineGate::Writing, "cargo test 2>&1 | tail -20"));
+    }
+}
