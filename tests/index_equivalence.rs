@@ -310,9 +310,10 @@ fn pack_test_payloads() -> Vec<(&'static str, Value)> {
         let file: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for case in file["tests"].as_array().unwrap() {
             let hook = case["hook"].as_str().and_then(hook_policy::catalogue::hook);
-            match (hook, case.get("payload"), case.get("harness")) {
-                (Some(hook), Some(payload), None) => out.push((hook.name, payload.clone())),
-                _ => {}
+            if let (Some(hook), Some(payload), None) =
+                (hook, case.get("payload"), case.get("harness"))
+            {
+                out.push((hook.name, payload.clone()));
             }
         }
     }
