@@ -141,11 +141,90 @@ fn target_class(name: TargetClassName) -> TargetClass {
     }
 }
 
+/// A kind of shell line outside which a `shell:` matcher neither matches
+/// nor fails ([`Matchers::evaluate`] gives "no match"), so a rule with it
+/// need not be a candidate there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum LineGate {
+    /// `opaque: true` alone: a line with something that cannot be known.
+    Opaque,
+    /// `writes:` (without `opaque`): a line with a command that writes or
+    /// acts on a path, or one not analysed whole (which fails the matcher).
+    Writing,
+}
+
+impl LineGate {
+    pub fn admits(self, analysis: &ShellAnalysis) -> bool {
+        match self {
+            LineGate::Opaque => analysis.is_opaque(),
+            LineGate::Writing => {
+                analysis.unanalysed().is_some()
+                    || analysis
+                        .commands
+                        .iter()
+                        .any(|c| !c.targets.is_empty() || !c.writes.is_empty())
+            }
+        }
+    }
+}
+
 impl ShellMatcher {
     /// The programs one of which must run for this matcher to match, or
     /// `None` when it can match otherwise (no `program`, or `opaque: true`).
     pub fn required_programs(&self) -> Option<&[String]> {
         (!self.opaque && !self.programs.is_empty()).then_some(self.programs.as_slice())
+    }
+
+    /// The words one of which some argument of a matching command must be,
+    /// when `arg:` is a pattern of whole words (`^push$`,
+    /// `^filter-(branch|repo)$`): with the programs, a sharper key than
+    /// the program alone (`git status` is no candidate for `git push` rules).
+    pub fn required_words(&self) -> Option<Vec<String>> {
+        let hir = regex_syntax::Parser::new()
+            .parse(self.arg.as_ref()?.as_str())
+            .ok()?;
+        let regex_syntax::hir::HirKind::Concat(parts) = hir.kind() else {
+            return None;
+        };
+        let [start, middle @ .., end] = parts.as_slice() else {
+            return None;
+        };
+        let look = |h: &regex_syntax::hir::Hir, want: regex_syntax::hir::Look| matches!(h.kind(), regex_syntax::hir::HirKind::Look(l) if *l == want);
+        if !look(start, regex_syntax::hir::Look::Start) || !look(end, regex_syntax::hir::Look::End)
+        {
+            return None;
+        }
+        let mut words = vec![String::new()];
+        for part in middle {
+            let tails = exact_words(part)?;
+            words = words
+                .iter()
+                .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
+                .collect();
+            if words.len() > MAX_WORDS {
+                return None;
+            }
+        }
+        (!words.iter().any(String::is_empty)).then_some(words)
+    }
+
+    /// The kind of line this matcher can only match (or fail) on, when it
+    /// has one: see [`LineGate`].
+    pub fn gate(&self) -> Option<LineGate> {
+        if self.opaque && !self.has_command_criteria() {
+            Some(LineGate::Opaque)
+        } else if !self.opaque && !self.writes.is_empty() {
+            Some(LineGate::Writing)
+        } else {
+            None
+        }
+    }
+
+    /// Whether the matcher's only error is the one of a line not analysed
+    /// whole (see [`Matchers::evaluate`]): guarded `writes` can also fail
+    /// for a project root and home they cannot be built for.
+    pub fn fails_only_when_unanalysed(&self) -> bool {
+        self.writes.is_empty()
     }
 
     fn has_command_criteria(&self) -> bool {
@@ -615,6 +694,44 @@ pub struct MatcherError {
     pub message: String,
 }
 
+/// More words than this from one `arg:` pattern: filed by program only.
+const MAX_WORDS: usize = 64;
+
+/// Every text `hir` matches, when they are few and it has no anchors,
+/// classes or repetitions.
+fn exact_words(hir: &regex_syntax::hir::Hir) -> Option<Vec<String>> {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(l) => Some(vec![String::from_utf8(l.0.to_vec()).ok()?]),
+        HirKind::Capture(c) => exact_words(&c.sub),
+        HirKind::Alternation(alts) => {
+            let mut out = Vec::new();
+            for alt in alts {
+                out.extend(exact_words(alt)?);
+                if out.len() > MAX_WORDS {
+                    return None;
+                }
+            }
+            Some(out)
+        }
+        HirKind::Concat(parts) => {
+            let mut words = vec![String::new()];
+            for part in parts {
+                let tails = exact_words(part)?;
+                words = words
+                    .iter()
+                    .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
+                    .collect();
+                if words.len() > MAX_WORDS {
+                    return None;
+                }
+            }
+            Some(words)
+        }
+        _ => None,
+    }
+}
+
 fn regex(pattern: &str, key: &'static str, index: Option<usize>) -> Result<Regex, MatcherError> {
     regex::RegexBuilder::new(pattern)
         .size_limit(1 << 20)
@@ -834,4 +951,70 @@ pub fn compile_content(m: &ContentMatch) -> Result<ContentMatcher, MatcherError>
         .map(|(i, p)| regex(p, "regex", Some(i)))
         .collect::<Result<_, _>>()?;
     Ok(ContentMatcher { regexes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(json: serde_json::Value) -> ShellMatcher {
+        let m: ShellMatch = serde_json::from_value(json).unwrap();
+        compile_shell(&m, true).ok().expect("the matcher compiles")
+    }
+
+    #[test]
+    fn whole_word_patterns_give_their_words() {
+        let words = |arg: &str| {
+            shell(serde_json::json!({"program": "git", "arg": arg}))
+                .required_words()
+                .map(|mut w| {
+                    w.sort();
+                    w
+                })
+        };
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(words("^push$"), s(&["push"]));
+        assert_eq!(
+            words("^filter-(branch|repo)$"),
+            s(&["filter-branch", "filter-repo"])
+        );
+        assert_eq!(words("^(rm|remove)$"), s(&["remove", "rm"]));
+        // Anything a word outside a finite set could match: no words.
+        for arg in [
+            "push",
+            "^push",
+            "push$",
+            "^push.*$",
+            "(?i)^push$",
+            "^pu[sz]h$",
+            "(?m)^push$",
+            "^(a|)$",
+            "^p?ush$",
+        ] {
+            assert_eq!(words(arg), None, "{arg}");
+        }
+        assert_eq!(
+            shell(serde_json::json!({"program": "git"})).required_words(),
+            None
+        );
+    }
+
+    #[test]
+    fn gates_say_which_lines_a_matcher_can_match() {
+        let opaque = shell(serde_json::json!({"opaque": true}));
+        let writes = shell(serde_json::json!({"writes": ["~/.x/**"]}));
+        let both = shell(serde_json::json!({"opaque": true, "writes": ["~/.x/**"]}));
+        let program = shell(serde_json::json!({"program": "rm", "opaque": true}));
+        assert_eq!(opaque.gate(), Some(LineGate::Opaque));
+        assert_eq!(writes.gate(), Some(LineGate::Writing));
+        assert_eq!(both.gate(), None);
+        assert_eq!(program.gate(), None);
+        let admits = |gate: LineGate, line: &str| gate.admits(&crate::shell::analyze(line));
+        assert!(admits(LineGate::Opaque, "eval $X"));
+        assert!(!admits(LineGate::Opaque, "cargo test 2>&1 | tail -20"));
+        assert!(admits(LineGate::Writing, "echo x > f"));
+        assert!(admits(LineGate::Writing, "rm -rf ~/.x"));
+        assert!(!admits(LineGate::Writing, "git status && git diff"));
+        assert!(!admits(LineGate::Writing, "cargo test 2>&1 | tail -20"));
+    }
 }

@@ -278,3 +278,117 @@ fn host_lists_of_dot_names_are_filed_as_domains() {
         );
     }
 }
+
+#[path = "corpus_support/mod.rs"]
+mod corpus_support;
+
+/// Every pack loaded as a policy file, every rule of them enabled.
+fn every_pack() -> hook_policy::load::PolicySet {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("packs");
+    let mut sources = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".yaml") && !name.ends_with(".test.yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            sources.push((path, text));
+        }
+    }
+    sources.sort();
+    load(sources)
+}
+
+/// The chibi payloads of every pack test case, by hook.
+fn pack_test_payloads() -> Vec<(&'static str, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("packs");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".test.yaml") {
+            continue;
+        }
+        let file: Value = serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for case in file["tests"].as_array().unwrap() {
+            let hook = case["hook"].as_str().and_then(hook_policy::catalogue::hook);
+            if let (Some(hook), Some(payload), None) =
+                (hook, case.get("payload"), case.get("harness"))
+            {
+                out.push((hook.name, payload.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The command lines of the shell corpora: benign, dangerous, and the
+/// analysis corpus (odd quoting, substitutions, lines that cannot be known).
+fn corpus_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for (name, columns, field) in [
+        ("benign.tsv", 2, 1),
+        ("dangerous.tsv", 3, 2),
+        ("shell.tsv", 4, 3),
+    ] {
+        for case in corpus_support::read(name, columns) {
+            lines.push(case.field(field).to_string());
+        }
+    }
+    lines
+}
+
+/// Every pack's rules decide the pack tests' payloads and every line of the
+/// shell corpora alike three ways: with every rule of the hook a candidate,
+/// through the decision tree built at compile time, and through its stored
+/// tables as a cold call reads them (which must give exactly the same
+/// candidates as the tree). The index keys rules by program, by program and
+/// a word of its arguments, by program and "has an operand" (see
+/// src/compile/index.rs): this is where a key that leaves out a rule that
+/// could match would show.
+#[test]
+fn indexes_never_change_every_packs_decisions_on_the_corpora_and_pack_tests() {
+    let set = Arc::new(every_pack());
+    let mut cases = pack_test_payloads();
+    let from_tests = cases.len();
+    assert!(from_tests > 500, "only {from_tests} pack test payloads");
+    for line in corpus_lines() {
+        cases.push((
+            "pre_shell_exec",
+            json!({"tool_name": "shell_exec", "command": line}),
+        ));
+    }
+    assert!(cases.len() > from_tests + 1500);
+    let mut hooks: Vec<&'static str> = cases.iter().map(|(h, _)| *h).collect();
+    hooks.sort();
+    hooks.dedup();
+    let (mut matched, mut left_out) = (0, 0);
+    for hook in hooks {
+        let (indexed, diags) = compile(&set, Some(hook));
+        assert!(!diags.iter().any(|d| d.is_error()));
+        let (mut flat, _) = compile(&set, Some(hook));
+        without_index(&mut flat, hook);
+        let entry = hook_policy::cache::encode("k", hook, &set, &indexed);
+        let no_yaml: hook_policy::cache::Fallback =
+            Box::new(|| panic!("an undamaged entry fell back to the YAML"));
+        let stored = hook_policy::cache::decode(entry, "k", hook, no_yaml).expect("entry reads");
+        for (_, payload) in cases.iter().filter(|(h, _)| *h == hook) {
+            let all = decide(&flat, hook, payload, CTX);
+            let tree = decide(&indexed, hook, payload, CTX);
+            let cold = decide(&stored, hook, payload, CTX);
+            assert_eq!(observable(&all), observable(&tree), "{hook} {payload}");
+            assert_eq!(
+                observable(&all),
+                observable(&cold),
+                "{hook} {payload} (stored)"
+            );
+            assert_eq!(tree.candidates, cold.candidates, "{hook} {payload}");
+            matched += all.matched.len() + all.errors.len();
+            left_out += all.candidates - tree.candidates;
+        }
+    }
+    // The cases exercise matches and the index leaves rules out.
+    assert!(matched > 1000, "only {matched} rules matched or failed");
+    assert!(
+        left_out > 10_000,
+        "the index left out only {left_out} rules"
+    );
+}

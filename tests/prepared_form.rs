@@ -8,7 +8,7 @@
 //! `PROPTEST_CASES=N` for a deeper look.
 
 use hook_policy::cache;
-use hook_policy::compile::{compile, tables, CompiledPolicy};
+use hook_policy::compile::{compile, tables, CompiledPolicy, HookPlan};
 use hook_policy::diagnostic::SourceFile;
 use hook_policy::eval::{decide, DecideContext, Decision};
 use proptest::prelude::*;
@@ -39,7 +39,7 @@ fn word() -> impl Strategy<Value = &'static str> {
 /// One rule's YAML (without the id line's indentation).
 fn rule() -> impl Strategy<Value = String> {
     let priority = prop::option::of(-3i64..3);
-    (0u8..21, word(), word(), priority, 0u8..14).prop_map(|(kind, w, v, priority, n)| {
+    (0u8..25, word(), word(), priority, 0u8..14).prop_map(|(kind, w, v, priority, n)| {
         let body = match kind {
             0 => format!("hook: pre_tool\n    when: tool_name == '{w}'\n    block: \"no {w} for ${{{{ tool_name }}}}\""),
             1 => format!("hook: pre_tool\n    when: tool_name in ['{w}', '{v}'] && has(arguments.force)\n    arguments: {{ force: false, note: '{v}' }}"),
@@ -67,6 +67,12 @@ fn rule() -> impl Strategy<Value = String> {
             18 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.args.join(' ').matches('(?i)^{v}.{{{n},}}|{w}{w}$'))\n    ask: \"args {w}\""),
             // Guarded paths, whose globs a stored rule does not check again.
             19 => format!("hook: pre_shell_exec\n    shell: {{ writes: [\"/{w}/**\", \"**/.{v}/k\", \"~/{v}\"] }}\n    deny: \"writes {w}\""),
+            // Keyed by program and a word of the arguments, or by program
+            // and "has an operand" (src/compile/index.rs).
+            20 => format!("hook: pre_shell_exec\n    shell: {{ program: ['{w}', '{v}'], arg: '^({v}|{w}x)$' }}\n    deny: \"word {v}\""),
+            21 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program == '{w}' && ('{v}' in c.args || ('{w}' in c.args && size(c.args) > 1)))\n    deny: \"args {v}\""),
+            22 => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program in ['{w}', '{v}'] && c.args.filter(a, !a.startsWith('-') && a != '{v}').map(a, a.upperAscii()).join('/').matches('(?i){w}'))\n    deny: \"file {w}\""),
+            23 => format!("hook: pre_shell_exec\n    shell: {{ program: ['{w}', '{v}', ab, ba, cab] }}\n    when: command.shellCommands().exists(c, c.program == '{w}' && c.args.exists(a, !a.startsWith('-') && a.size() > {n}))\n    ask: \"operand {w}\""),
             _ => format!("hook: pre_shell_exec\n    when: command.shellCommands().exists(c, c.program == '{w}' || c.args[0] == '{v}')\n    ask: \"maybe {w}\""),
         };
         match priority {
@@ -116,6 +122,14 @@ fn payload() -> impl Strategy<Value = (&'static str, Value)> {
             2 if hook == "pre_shell_exec" => {
                 // Longer than the sorted-literal search takes: the automaton path.
                 payload["command"] = json!(format!("{} {w}", text.repeat(2100)));
+            }
+            4 if hook == "pre_shell_exec" => {
+                // Flags only: no operand.
+                payload["command"] = json!(format!("{w} -{} --{}", words[0], text.replace(' ', "-")));
+            }
+            5 if hook == "pre_shell_exec" => {
+                // Quoted words, a pipe, an opaque part.
+                payload["command"] = json!(format!("'{w}' \"{}\" | {} -x $(x) && {text}", words[0], words[words.len() - 1]));
             }
             3 if hook == "pre_fetch_url" => {
                 payload["url"] = json!(format!("https://{w}.test/"));
@@ -179,6 +193,23 @@ proptest! {
             let a = decide(&compiled, hook, payload, CTX);
             let b = decide(&prepared, hook, payload, CTX);
             prop_assert_eq!(observable(&a), observable(&b), "{} {} in\n{}", hook, payload, yaml);
+            // And as with every rule of the hook a candidate: the index
+            // left out only rules that could not match.
+            let (mut flat, _) = compile(&set, Some(hook));
+            let always: Vec<usize> = (0..flat.rules.len())
+                .filter(|&i| flat.rules[i].hooks.contains(hook))
+                .collect();
+            let plan = HookPlan { rule_count: always.len(), always, ..HookPlan::default() };
+            flat.plans.insert(hook, plan);
+            let c = decide(&flat, hook, payload, CTX);
+            let decided = |d: &Decision| {
+                let mut seen = observable(d);
+                for what in ["candidates", "trace"] {
+                    seen.as_object_mut().unwrap().remove(what);
+                }
+                seen
+            };
+            prop_assert_eq!(decided(&a), decided(&c), "{} {} in\n{}", hook, payload, yaml);
             // Only the candidates were compiled.
             let built = prepared.deferred.as_ref().unwrap().compiled().count();
             prop_assert_eq!(built, b.candidates);

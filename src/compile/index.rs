@@ -105,8 +105,25 @@ pub fn substring_test(
 pub enum Need {
     /// The string field `field` contains `literal`.
     Substring { field: String, literal: String },
-    /// `field.shellCommands()` lists a command running `program`.
-    Program { field: String, program: String },
+    /// `field.shellCommands()` lists a command running `program`, with
+    /// the arguments `args` says.
+    Program {
+        field: String,
+        program: String,
+        args: ArgNeed,
+    },
+}
+
+/// What a needed command must have among its arguments (`c.args`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArgNeed {
+    /// Nothing.
+    Any,
+    /// An argument not starting with `-` (a file or a word, not only
+    /// flags: see [`false_without_operand`]).
+    Operand,
+    /// This argument (`'reset' in c.args`).
+    Word(String),
 }
 
 /// Needs at least one of which holds whenever the condition is true, for
@@ -198,34 +215,199 @@ fn programs_needed(
     if range.func_name != "shellCommands" || !plain_args || field_name(target)? != field {
         return None;
     }
-    // `exists` as the parser expands it: false to start, `@result || step`.
+    let body = exists_body(c)?;
+    let names = program_names(body, &c.iter_var)?;
+    let args = match required_words(body, &c.iter_var) {
+        Some(words) => words.into_iter().map(ArgNeed::Word).collect(),
+        None if false_without_operand(body, &c.iter_var) => vec![ArgNeed::Operand],
+        None => vec![ArgNeed::Any],
+    };
+    Some(
+        names
+            .into_iter()
+            .flat_map(|program| {
+                args.iter().map(move |args| Need::Program {
+                    field: field.to_string(),
+                    program: program.clone(),
+                    args: args.clone(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Words one of which `expr` needs among `var.args` (`'reset' in c.args`):
+/// without any, it is `false` (a list of strings holds the literal or
+/// not, and `false && x` is `false`). For `&&` the fewer of either side's,
+/// for `||` both sides' (each side must need some).
+fn required_words(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    match (
+        call.func_name.as_str(),
+        call.target.is_none(),
+        call.args.as_slice(),
+    ) {
+        (operators::LOGICAL_AND, true, [a, b]) => {
+            match (required_words(a, var), required_words(b, var)) {
+                (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        }
+        (operators::LOGICAL_OR, true, [a, b]) => {
+            let mut a = required_words(a, var)?;
+            a.extend(required_words(b, var)?);
+            Some(a)
+        }
+        (operators::IN, true, [word, list]) if is_args_of(list, var) => string_literal(word)
+            .filter(|w| !w.is_empty())
+            .map(|w| vec![w]),
+        _ => None,
+    }
+}
+
+/// Whether `expr`, over the command `var` of `shellCommands()`, is `false`
+/// (not an error) when every argument of the command starts with `-`:
+/// `tail -20` has flags and no file, so a rule over the files a command
+/// reads cannot match it. The shapes recognised:
+/// - `var.args.exists(a, !a.startsWith('-') && ...)`;
+/// - `L.exists(p, ...)` and `L.join(S).matches(R)`, where `L` is
+///   `var.args.filter(a, !a.startsWith('-') && ...)`, possibly mapped or
+///   filtered further (an empty list stays empty), `S` a string literal and
+///   `R` a pattern that answers `false` on the empty text without an error
+///   ([`crate::expr::regex_match::shortest_match`]);
+/// - `&&` with one such side, `||` with two.
+///
+/// CEL's `false && x` is `false` whatever `x` is, so the test on `-` makes
+/// a filter keep nothing and an `exists` find nothing; `exists` over an
+/// empty list and `join` of one are `false` and `""`.
+fn false_without_operand(expr: &IdedExpr, var: &str) -> bool {
+    match &expr.expr {
+        Expr::Call(call) => match (
+            call.func_name.as_str(),
+            call.target.as_deref(),
+            call.args.as_slice(),
+        ) {
+            (operators::LOGICAL_AND, None, [a, b]) => {
+                false_without_operand(a, var) || false_without_operand(b, var)
+            }
+            (operators::LOGICAL_OR, None, [a, b]) => {
+                false_without_operand(a, var) && false_without_operand(b, var)
+            }
+            ("matches", Some(text), [pattern]) => {
+                let Expr::Call(join) = &text.expr else {
+                    return false;
+                };
+                let sep_ok = match join.args.as_slice() {
+                    [] => true,
+                    [sep] => string_literal(sep).is_some(),
+                    _ => false,
+                };
+                join.func_name == "join"
+                    && sep_ok
+                    && join
+                        .target
+                        .as_deref()
+                        .is_some_and(|list| empty_without_operand(list, var))
+                    && string_literal(pattern).is_some_and(|p| {
+                        crate::expr::regex_match::shortest_match(&p).is_some_and(|min| min > 0)
+                    })
+            }
+            _ => false,
+        },
+        Expr::Comprehension(c) => {
+            let Some(body) = exists_body(c) else {
+                return false;
+            };
+            empty_without_operand(&c.iter_range, var)
+                || (is_args_of(&c.iter_range, var) && false_for_flag(body, &c.iter_var))
+        }
+        _ => false,
+    }
+}
+
+/// Whether the list `expr` is empty when every argument of `var` starts
+/// with `-`: `var.args.filter(a, !a.startsWith('-') && ...)`, and `map`s
+/// and `filter`s of such a list.
+fn empty_without_operand(expr: &IdedExpr, var: &str) -> bool {
+    let Expr::Comprehension(c) = &expr.expr else {
+        return false;
+    };
+    // `map` and `filter` as the parser expands them: an empty list to
+    // start, the accumulator as the result.
+    let builds_list = c.iter_var2.is_none()
+        && matches!(&c.accu_init.expr, Expr::List(l) if l.elements.is_empty())
+        && matches!(&c.result.expr, Expr::Ident(name) if *name == c.accu_var);
+    if !builds_list {
+        return false;
+    }
+    if empty_without_operand(&c.iter_range, var) {
+        return true;
+    }
+    // A filter of the arguments: `keep ? @result + [a] : @result`.
+    let Expr::Call(step) = &c.loop_step.expr else {
+        return false;
+    };
+    match step.args.as_slice() {
+        [keep, _, otherwise]
+            if step.func_name == operators::CONDITIONAL && step.target.is_none() =>
+        {
+            is_args_of(&c.iter_range, var)
+                && matches!(&otherwise.expr, Expr::Ident(name) if *name == c.accu_var)
+                && false_for_flag(keep, &c.iter_var)
+        }
+        _ => false,
+    }
+}
+
+/// The step of `exists` as the parser expands it (`@result || step`,
+/// `false` to start, the accumulator as the result).
+fn exists_body(c: &cel::common::ast::ComprehensionExpr) -> Option<&IdedExpr> {
     let exists = c.iter_var2.is_none()
         && matches!(&c.accu_init.expr, Expr::Literal(LiteralValue::Boolean(b)) if !*b.inner())
         && matches!(&c.result.expr, Expr::Ident(name) if *name == c.accu_var);
     let Expr::Call(step) = &c.loop_step.expr else {
         return None;
     };
-    let body = match step.args.as_slice() {
+    match step.args.as_slice() {
         [accu, body]
             if exists
                 && step.func_name == operators::LOGICAL_OR
                 && step.target.is_none()
                 && matches!(&accu.expr, Expr::Ident(name) if *name == c.accu_var) =>
         {
-            body
+            Some(body)
         }
-        _ => return None,
-    };
-    let names = program_names(body, &c.iter_var)?;
-    Some(
-        names
-            .into_iter()
-            .map(|program| Need::Program {
-                field: field.to_string(),
-                program,
-            })
-            .collect(),
-    )
+        _ => None,
+    }
+}
+
+/// `var.args`.
+fn is_args_of(expr: &IdedExpr, var: &str) -> bool {
+    matches!(&expr.expr, Expr::Select(s) if !s.test && s.field == "args"
+        && matches!(&s.operand.expr, Expr::Ident(name) if name == var))
+}
+
+/// Whether the conjunction `expr` has `!item.startsWith('-')` as a part:
+/// then it is `false` for an `item` starting with `-`.
+fn false_for_flag(expr: &IdedExpr, item: &str) -> bool {
+    conjuncts(expr).into_iter().any(|c| {
+        let Expr::Call(not) = &c.expr else {
+            return false;
+        };
+        let [inner] = not.args.as_slice() else {
+            return false;
+        };
+        let Expr::Call(test) = &inner.expr else {
+            return false;
+        };
+        not.func_name == operators::LOGICAL_NOT
+            && not.target.is_none()
+            && test.func_name == "startsWith"
+            && matches!(test.target.as_deref().map(|t| &t.expr), Some(Expr::Ident(name)) if name == item)
+            && matches!(test.args.as_slice(), [dash] if string_literal(dash).as_deref() == Some("-"))
+    })
 }
 
 /// Names one of which `VAR.program` must be for `expr` to be true (false,
@@ -445,7 +627,15 @@ mod tests {
             n.into_iter()
                 .map(|n| match n {
                     Need::Substring { field, literal } => format!("{field} has {literal}"),
-                    Need::Program { field, program } => format!("{field} runs {program}"),
+                    Need::Program {
+                        field,
+                        program,
+                        args,
+                    } => match args {
+                        ArgNeed::Any => format!("{field} runs {program}"),
+                        ArgNeed::Operand => format!("{field} runs {program} with an operand"),
+                        ArgNeed::Word(w) => format!("{field} runs {program} {w}"),
+                    },
                 })
                 .collect()
         })
@@ -481,6 +671,72 @@ mod tests {
             "command.contains('') || command.contains('b')",
         ] {
             assert_eq!(needs_of(src), None, "{src}");
+        }
+    }
+
+    #[test]
+    fn needs_of_commands_over_their_files_want_an_operand() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        // The shapes of the secrets pack: a filter of the arguments that
+        // drops flags, mapped, joined and matched, or searched with exists.
+        assert_eq!(
+            needs_of(
+                r#"command.shellCommands().exists(c, c.program in ['cat', 'tail'] && (c.args.filter(a, !a.startsWith('-') && size(a) > 1).map(p, p.lowerAscii()).join('\n').matches(r'(?i)\.env$') || c.args.filter(a, !a.startsWith('-')).exists(p, p == 'x')))"#
+            ),
+            s(&[
+                "command runs cat with an operand",
+                "command runs tail with an operand"
+            ])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program == 'cd' && c.args.exists(a, !a.startsWith('-') && a.contains('.ssh')))"),
+            s(&["command runs cd with an operand"])
+        );
+        // Anything that may hold (or fail) with flags alone: no operand.
+        for src in [
+            // A pattern that matches the empty text, or does not parse.
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.filter(a, !a.startsWith('-')).join(',').matches('x*'))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.filter(a, !a.startsWith('-')).join(',').matches('(x'))",
+            // The test on `-` only on one side of an `||`, or negated, or another prefix.
+            "command.shellCommands().exists(c, c.program == 'cat' && (c.args.exists(a, !a.startsWith('-')) || size(c.args) > 0))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.exists(a, a.startsWith('-')))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.exists(a, !a.startsWith('--')))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.exists(a, !a.startsWith('-') || true))",
+            // Lists that are not empty without an operand.
+            "command.shellCommands().exists(c, c.program == 'cat' && c.flags.filter(a, !a.startsWith('-')).exists(p, true))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.map(a, a.substring(1)).filter(a, !a.startsWith('-')).exists(p, true))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.filter(a, !a.startsWith('-')).join(c.path).matches('x'))",
+            "command.shellCommands().exists(c, c.program == 'cat' && c.args.all(a, !a.startsWith('-')))",
+        ] {
+            let got = needs_of(src).unwrap_or_default();
+            assert!(got.iter().all(|n| !n.contains("operand")), "{src}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn needs_of_commands_with_a_word_name_it() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program == 'git' && 'reset' in c.args && c.flags.exists(f, f == '--hard'))"),
+            s(&["command runs git reset"])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program in ['git', 'hg'] && 'push' in c.args && ('--force' in c.args || 'x' in c.args))"),
+            s(&["command runs git push", "command runs hg push"])
+        );
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, c.program == 'git' && (('reflog' in c.args && ('expire' in c.args || 'delete' in c.args)) || ('gc' in c.args && size(c.args) > 1)))"),
+            s(&["command runs git gc", "command runs git reflog"])
+        );
+        // Words that are not required: in a disjunction, negated, in another list.
+        for src in [
+            "command.shellCommands().exists(c, c.program == 'git' && ('reset' in c.args || c.flags.exists(f, f == '--hard')))",
+            "command.shellCommands().exists(c, c.program == 'git' && !('reset' in c.args))",
+            "command.shellCommands().exists(c, c.program == 'git' && 'reset' in c.flags)",
+            "command.shellCommands().exists(c, c.program == 'git' && c.args.exists(a, 'reset' in c.args))",
+        ] {
+            let got = needs_of(src).unwrap_or_default();
+            assert_eq!(got, vec!["command runs git".to_string()], "{src}");
         }
     }
 

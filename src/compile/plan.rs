@@ -60,20 +60,63 @@ impl SubstringIndex {
     }
 }
 
-/// Rules with a `shell:` matcher naming programs, filed under the programs.
+/// Rules with a `shell:` matcher naming programs, filed under the programs,
+/// or when its `arg:` names whole words, under [`word_key`]s of the
+/// programs and the words in `with_word`.
 #[derive(Debug, Default)]
 pub struct ProgramIndex {
     pub by_program: HashMap<String, Vec<usize>>,
+    pub with_word: HashMap<String, Vec<usize>>,
+}
+
+/// Appends the rules filed under `command`'s program and its arguments.
+fn collect_by_command(
+    by_program: &HashMap<String, Vec<usize>>,
+    with_word: &HashMap<String, Vec<usize>>,
+    command: &crate::shell::SimpleCommand,
+    out: &mut Vec<usize>,
+) {
+    if let Some(rules) = by_program.get(&command.program) {
+        out.extend_from_slice(rules);
+    }
+    if !with_word.is_empty() {
+        for arg in &command.args {
+            if let Some(rules) = with_word.get(&word_key(&command.program, arg)) {
+                out.extend_from_slice(rules);
+            }
+        }
+    }
 }
 
 /// Rules whose condition needs a command of the line to run one of some
 /// programs (`command.shellCommands().exists(c, c.program in [...] && ...)`,
 /// see [`index::needs`]), filed under the programs. `field` is the payload
-/// field the hook's shell analysis reads.
+/// field the hook's shell analysis reads. Rules that also need the command
+/// to have an operand (an argument not starting with `-`) are filed in
+/// `with_operand` (`tail -20` does not make a rule over the files `tail`
+/// reads a candidate), those that need one argument in `with_word`
+/// (`git status` does not make a rule on `git reset` one).
 #[derive(Debug, Default)]
 pub struct NeededProgramIndex {
     pub field: String,
     pub by_program: HashMap<String, Vec<usize>>,
+    pub with_operand: HashMap<String, Vec<usize>>,
+    /// Rules that need the command to have one argument, filed under
+    /// [`word_key`] of the program and the argument.
+    pub with_word: HashMap<String, Vec<usize>>,
+}
+
+/// The key of a program and one of its arguments in
+/// [`NeededProgramIndex::with_word`]. Names holding NUL could make two
+/// pairs one key: that only adds a candidate, never loses one.
+pub fn word_key(program: &str, word: &str) -> String {
+    format!("{program}\0{word}")
+}
+
+/// Whether a command of the analysed line has an operand, as the index of
+/// needed programs reads it (the same list as the command's `args` in CEL).
+pub fn has_operand(command: &crate::shell::SimpleCommand) -> bool {
+    command.args.iter().any(|a| !a.starts_with('-'))
 }
 
 /// Rules with a `url:` matcher naming hosts or domains, filed under the
@@ -144,6 +187,8 @@ pub struct HookPlan {
     pub needed_programs: Option<NeededProgramIndex>,
     pub hosts: Option<HostIndex>,
     pub globs: Option<GlobIndex>,
+    /// Rules candidates only on lines their `shell:` matcher can match.
+    pub gated: Vec<(crate::matchers::LineGate, Vec<usize>)>,
     /// How many rules apply to this hook, whichever index holds them.
     pub rule_count: usize,
 }
@@ -189,11 +234,15 @@ impl HookPlan {
                     // Part of the line was never looked at: any program may
                     // be in it, so every rule stays to say it cannot tell.
                     out.extend(programs.by_program.values().flatten());
+                    out.extend(programs.with_word.values().flatten());
                 } else {
                     for command in &analysis.commands {
-                        if let Some(rules) = programs.by_program.get(&command.program) {
-                            out.extend_from_slice(rules);
-                        }
+                        collect_by_command(
+                            &programs.by_program,
+                            &programs.with_word,
+                            command,
+                            &mut out,
+                        );
                     }
                 }
             }
@@ -202,14 +251,33 @@ impl HookPlan {
         // string the conditions fail, so every such rule stays a candidate.
         if let Some(index) = &self.needed_programs {
             match (payload.get(&index.field), subjects.shell()) {
-                (Some(Json::String(_)), Some(analysis)) => {
+                // A line not analysed whole: a rule filed here may also
+                // have a `shell:` matcher, which then fails (an error, not
+                // a no), so every rule stays a candidate.
+                (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                     for command in &analysis.commands {
-                        if let Some(rules) = index.by_program.get(&command.program) {
-                            out.extend_from_slice(rules);
+                        collect_by_command(&index.by_program, &index.with_word, command, &mut out);
+                        if has_operand(command) {
+                            if let Some(rules) = index.with_operand.get(&command.program) {
+                                out.extend_from_slice(rules);
+                            }
                         }
                     }
                 }
-                _ => out.extend(index.by_program.values().flatten()),
+                _ => {
+                    out.extend(index.by_program.values().flatten());
+                    out.extend(index.with_operand.values().flatten());
+                    out.extend(index.with_word.values().flatten());
+                }
+            }
+        }
+        if !self.gated.is_empty() {
+            if let Some(analysis) = subjects.shell() {
+                for (gate, rules) in &self.gated {
+                    if gate.admits(analysis) {
+                        out.extend_from_slice(rules);
+                    }
+                }
             }
         }
         if let Some(hosts) = &self.hosts {
@@ -237,6 +305,41 @@ impl HookPlan {
     pub fn rule_count(&self) -> usize {
         self.rule_count
     }
+}
+
+/// Whether a rule with both a `shell:` matcher naming `programs` and a
+/// condition with `needs` is better filed under the needs: when they are
+/// rarer (a need of a program with an operand counts half: `tail -20`
+/// has none; one with a given argument nothing), and when leaving the rule out on its condition alone hides
+/// no error of the matcher. The matcher's only error must be the one of a
+/// line not analysed whole, where the index of needs keeps every rule.
+fn needs_beat_programs(
+    needs: &[index::Need],
+    programs: &[String],
+    matchers: &crate::matchers::Matchers,
+) -> bool {
+    let only_shell =
+        matchers.url.is_none() && matchers.path.is_none() && matchers.content.is_none();
+    let safe = only_shell
+        && matchers
+            .shell
+            .as_ref()
+            .is_some_and(|m| m.fails_only_when_unanalysed());
+    let weight: usize = needs
+        .iter()
+        .map(|n| match n {
+            index::Need::Program {
+                args: index::ArgNeed::Word(_),
+                ..
+            } => 0,
+            index::Need::Program {
+                args: index::ArgNeed::Operand,
+                ..
+            } => 1,
+            _ => 2,
+        })
+        .sum();
+    safe && weight < 2 * programs.len()
 }
 
 /// Files every rule of every hook under the most selective index that
@@ -288,12 +391,23 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
             )
             .reduce(|a, b| if a == b { a } else { None })
             .flatten();
-        let needs = match (&equality, programs, &hosts, globs, &substring) {
-            (None, None, None, None, None) => {
-                cond.and_then(|e| index::needs(e, &field_use, shell_field))
-            }
+        // A matcher naming whole words of its arguments is keyed by them.
+        let words = programs.and_then(|_| rule.matchers.shell.as_ref()?.required_words());
+        let needs = match (&equality, &hosts, globs, &substring) {
+            (None, None, None, None) => cond
+                .and_then(|e| index::needs(e, &field_use, shell_field))
+                .filter(|needs| match programs {
+                    None => true,
+                    Some(names) => {
+                        words.is_none() && needs_beat_programs(needs, names, &rule.matchers)
+                    }
+                }),
             _ => None,
         };
+        // Filed under its condition's needs, a rule is not under its
+        // matcher's programs.
+        let programs = programs.filter(|_| needs.is_none());
+        let gate = rule.matchers.shell.as_ref().and_then(|m| m.gate());
         for hook in &rule.hooks {
             let plan = plans.entry(hook).or_default();
             plan.rule_count += 1;
@@ -317,9 +431,21 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
             } else if let Some(names) = programs {
                 let index = plan.programs.get_or_insert_with(ProgramIndex::default);
                 for name in names {
-                    let list = index.by_program.entry(name.clone()).or_default();
-                    if list.last() != Some(&i) {
-                        list.push(i);
+                    match &words {
+                        Some(words) => {
+                            for word in words {
+                                let list = index.with_word.entry(word_key(name, word)).or_default();
+                                if list.last() != Some(&i) {
+                                    list.push(i);
+                                }
+                            }
+                        }
+                        None => {
+                            let list = index.by_program.entry(name.clone()).or_default();
+                            if list.last() != Some(&i) {
+                                list.push(i);
+                            }
+                        }
                     }
                 }
             } else if let Some(keys) = &hosts {
@@ -362,12 +488,16 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                             };
                             plan.substrings[pos].add(literal, i);
                         }
-                        index::Need::Program { field, program } => {
+                        index::Need::Program {
+                            field,
+                            program,
+                            args,
+                        } => {
                             let index =
                                 plan.needed_programs
                                     .get_or_insert_with(|| NeededProgramIndex {
                                         field: field.clone(),
-                                        by_program: HashMap::new(),
+                                        ..Default::default()
                                     });
                             // One field per hook (its shell line); were it
                             // another, the rule is simply always a candidate.
@@ -377,12 +507,26 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                                 }
                                 continue;
                             }
-                            let list = index.by_program.entry(program.clone()).or_default();
+                            let (map, key) = match args {
+                                index::ArgNeed::Any => (&mut index.by_program, program.clone()),
+                                index::ArgNeed::Operand => {
+                                    (&mut index.with_operand, program.clone())
+                                }
+                                index::ArgNeed::Word(word) => {
+                                    (&mut index.with_word, word_key(program, word))
+                                }
+                            };
+                            let list = map.entry(key).or_default();
                             if list.last() != Some(&i) {
                                 list.push(i);
                             }
                         }
                     }
+                }
+            } else if let Some(gate) = gate {
+                match plan.gated.iter_mut().find(|(g, _)| *g == gate) {
+                    Some((_, rules)) => rules.push(i),
+                    None => plan.gated.push((gate, vec![i])),
                 }
             } else {
                 plan.always.push(i);

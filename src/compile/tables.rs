@@ -346,12 +346,24 @@ pub struct PlanTables {
     always: Part,
     fields: Vec<(String, TableRef)>,
     substrings: Vec<(String, TableRef)>,
-    programs: Option<TableRef>,
-    needed_programs: Option<(String, TableRef)>,
+    /// By program, and by [`super::plan::word_key`] of program and word.
+    programs: Option<(TableRef, TableRef)>,
+    needed_programs: Option<NeededTables>,
     /// Exact hosts, then domains.
     hosts: Option<(TableRef, TableRef)>,
     /// Each glob as its rule (u32), its length (u32) and its bytes.
     globs: Option<Part>,
+    /// Rule numbers (u32 each) of each gate.
+    gated: Vec<(crate::matchers::LineGate, Part)>,
+}
+
+/// The tables of [`super::plan::NeededProgramIndex`].
+#[derive(Debug, Serialize, Deserialize)]
+struct NeededTables {
+    field: String,
+    by_program: TableRef,
+    with_operand: TableRef,
+    with_word: TableRef,
 }
 
 impl PlanTables {
@@ -362,11 +374,7 @@ impl PlanTables {
                 .map(|(k, v)| (k.as_bytes(), v.as_slice()))
                 .collect()
         }
-        let mut always = Vec::with_capacity(plan.always.len() * 4);
-        for &r in &plan.always {
-            always.extend_from_slice(&u32::try_from(r).ok()?.to_le_bytes());
-        }
-        let always = w.part(&always)?;
+        let always = w.part(&rule_numbers(&plan.always)?)?;
         let mut fields = Vec::new();
         for index in &plan.indexes {
             fields.push((index.field.clone(), w.table(filed(&index.by_value))?));
@@ -382,11 +390,19 @@ impl PlanTables {
             substrings.push((index.field.clone(), w.table(pairs)?));
         }
         let programs = match &plan.programs {
-            Some(p) => Some(w.table(filed(&p.by_program))?),
+            Some(p) => Some((
+                w.table(filed(&p.by_program))?,
+                w.table(filed(&p.with_word))?,
+            )),
             None => None,
         };
         let needed_programs = match &plan.needed_programs {
-            Some(p) => Some((p.field.clone(), w.table(filed(&p.by_program))?)),
+            Some(p) => Some(NeededTables {
+                field: p.field.clone(),
+                by_program: w.table(filed(&p.by_program))?,
+                with_operand: w.table(filed(&p.with_operand))?,
+                with_word: w.table(filed(&p.with_word))?,
+            }),
             None => None,
         };
         let hosts = match &plan.hosts {
@@ -405,7 +421,12 @@ impl PlanTables {
             }
             None => None,
         };
+        let mut gated = Vec::new();
+        for (gate, rules) in &plan.gated {
+            gated.push((*gate, w.part(&rule_numbers(rules)?)?));
+        }
         Some(PlanTables {
+            gated,
             rule_count: plan.rule_count,
             always,
             fields,
@@ -434,16 +455,19 @@ impl PlanTables {
             && part_fits(&self.always)
             && self.fields.iter().all(|(_, t)| table_fits(t))
             && self.substrings.iter().all(|(_, t)| table_fits(t))
-            && self.programs.as_ref().is_none_or(table_fits)
             && self
-                .needed_programs
+                .programs
                 .as_ref()
-                .is_none_or(|(_, t)| table_fits(t))
+                .is_none_or(|(p, w)| table_fits(p) && table_fits(w))
+            && self.needed_programs.as_ref().is_none_or(|n| {
+                table_fits(&n.by_program) && table_fits(&n.with_operand) && table_fits(&n.with_word)
+            })
             && self
                 .hosts
                 .as_ref()
                 .is_none_or(|(a, b)| table_fits(a) && table_fits(b))
             && self.globs.as_ref().is_none_or(part_fits)
+            && self.gated.iter().all(|(_, p)| part_fits(p))
     }
 }
 
@@ -473,14 +497,17 @@ pub fn candidates(
 ) -> Result<Vec<usize>, Damaged> {
     let always = tables.always.read(body)?;
     let mut out = Vec::with_capacity(always.len() / 4);
-    for n in always.chunks_exact(4) {
-        let n = u32::from_le_bytes(n.try_into().map_err(|_| Damaged)?) as usize;
-        if n >= rules {
-            return Err(Damaged);
-        }
-        out.push(n);
-    }
+    read_rule_numbers(always, rules, &mut out)?;
     let always_len = out.len();
+    if !tables.gated.is_empty() {
+        if let Some(analysis) = subjects.shell() {
+            for (gate, part) in &tables.gated {
+                if gate.admits(analysis) {
+                    read_rule_numbers(part.read(body)?, rules, &mut out)?;
+                }
+            }
+        }
+    }
     for (field, table) in &tables.fields {
         let mut t = Table::new(body, table, rules);
         match payload.get(field) {
@@ -513,29 +540,42 @@ pub fn candidates(
             _ => t.all(&mut out)?,
         }
     }
-    if let Some(table) = &tables.programs {
+    if let Some((by_program, with_word)) = &tables.programs {
         if let Some(analysis) = subjects.shell() {
-            let mut t = Table::new(body, table, rules);
+            let mut t = Table::new(body, by_program, rules);
+            let mut w = Table::new(body, with_word, rules);
             if analysis.unanalysed().is_some() {
                 // Part of the line was never looked at: any program may be
                 // in it, so every rule stays to say it cannot tell.
                 t.all(&mut out)?;
+                w.all(&mut out)?;
             } else {
                 for command in &analysis.commands {
                     t.get(command.program.as_bytes(), &mut out)?;
+                    words_of(&mut w, command, &mut out)?;
                 }
             }
         }
     }
-    if let Some((field, table)) = &tables.needed_programs {
-        let mut t = Table::new(body, table, rules);
-        match (payload.get(field), subjects.shell()) {
-            (Some(Json::String(_)), Some(analysis)) => {
+    if let Some(needed) = &tables.needed_programs {
+        let mut t = Table::new(body, &needed.by_program, rules);
+        let mut o = Table::new(body, &needed.with_operand, rules);
+        let mut w = Table::new(body, &needed.with_word, rules);
+        match (payload.get(&needed.field), subjects.shell()) {
+            (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                 for command in &analysis.commands {
                     t.get(command.program.as_bytes(), &mut out)?;
+                    if super::plan::has_operand(command) {
+                        o.get(command.program.as_bytes(), &mut out)?;
+                    }
+                    words_of(&mut w, command, &mut out)?;
                 }
             }
-            _ => t.all(&mut out)?,
+            _ => {
+                t.all(&mut out)?;
+                o.all(&mut out)?;
+                w.all(&mut out)?;
+            }
         }
     }
     if let Some((exact, domains)) = &tables.hosts {
@@ -573,6 +613,48 @@ pub fn candidates(
         out.dedup();
     }
     Ok(out)
+}
+
+/// Rule numbers as stored: a little-endian u32 each.
+fn rule_numbers(list: &[usize]) -> Option<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(list.len() * 4);
+    for &r in list {
+        bytes.extend_from_slice(&u32::try_from(r).ok()?.to_le_bytes());
+    }
+    Some(bytes)
+}
+
+/// Appends stored rule numbers to `out`; each must be below `rules`.
+fn read_rule_numbers(bytes: &[u8], rules: usize, out: &mut Vec<usize>) -> Result<(), Damaged> {
+    for n in bytes.chunks_exact(4) {
+        let n = u32::from_le_bytes(n.try_into().map_err(|_| Damaged)?) as usize;
+        if n >= rules {
+            return Err(Damaged);
+        }
+        out.push(n);
+    }
+    Ok(())
+}
+
+/// Appends the rules filed under [`super::plan::word_key`] of `command`'s
+/// program and each of its arguments.
+fn words_of(
+    t: &mut Table<'_>,
+    command: &crate::shell::SimpleCommand,
+    out: &mut Vec<usize>,
+) -> Result<(), Damaged> {
+    if t.len() == 0 {
+        return Ok(());
+    }
+    let prefix = super::plan::word_key(&command.program, "");
+    let mut key = Vec::with_capacity(prefix.len() + 16);
+    for arg in &command.args {
+        key.clear();
+        key.extend_from_slice(prefix.as_bytes());
+        key.extend_from_slice(arg.as_bytes());
+        t.get(&key, out)?;
+    }
+    Ok(())
 }
 
 fn automaton(t: &mut Table<'_>) -> Result<Automaton, Damaged> {
