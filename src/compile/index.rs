@@ -295,6 +295,11 @@ fn false_without_operand(expr: &IdedExpr, var: &str) -> bool {
             (operators::LOGICAL_OR, None, [a, b]) => {
                 false_without_operand(a, var) && false_without_operand(b, var)
             }
+            // `L.exists(v, v in SET)` as evaluation runs it: `false` over
+            // an empty list.
+            (crate::expr::native_loops::EXISTS_IN, None, [list, _]) => {
+                empty_without_operand(list, var)
+            }
             ("matches", Some(text), [pattern]) => {
                 let Expr::Call(join) = &text.expr else {
                     return false;
@@ -393,21 +398,39 @@ fn is_args_of(expr: &IdedExpr, var: &str) -> bool {
 /// then it is `false` for an `item` starting with `-`.
 fn false_for_flag(expr: &IdedExpr, item: &str) -> bool {
     conjuncts(expr).into_iter().any(|c| {
-        let Expr::Call(not) = &c.expr else {
-            return false;
-        };
-        let [inner] = not.args.as_slice() else {
+        let Some(inner) = negated(c) else {
             return false;
         };
         let Expr::Call(test) = &inner.expr else {
             return false;
         };
-        not.func_name == operators::LOGICAL_NOT
-            && not.target.is_none()
-            && test.func_name == "startsWith"
+        test.func_name == "startsWith"
             && matches!(test.target.as_deref().map(|t| &t.expr), Some(Expr::Ident(name)) if name == item)
             && matches!(test.args.as_slice(), [dash] if string_literal(dash).as_deref() == Some("-"))
     })
+}
+
+/// `x` of `!x`, or of `x ? false : true`, the form evaluation rewrites a
+/// negated boolean test into (`crate::expr::native_loops`): both are
+/// `false` exactly when `x` is `true`.
+fn negated(expr: &IdedExpr) -> Option<&IdedExpr> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    let is_bool = |e: &IdedExpr, want: bool| matches!(&e.expr, Expr::Literal(LiteralValue::Boolean(b)) if *b.inner() == want);
+    match (
+        call.func_name.as_str(),
+        call.target.is_none(),
+        call.args.as_slice(),
+    ) {
+        (operators::LOGICAL_NOT, true, [inner]) => Some(inner),
+        (operators::CONDITIONAL, true, [inner, then, otherwise])
+            if is_bool(then, false) && is_bool(otherwise, true) =>
+        {
+            Some(inner)
+        }
+        _ => None,
+    }
 }
 
 /// Names one of which `VAR.program` must be for `expr` to be true (false,
@@ -617,13 +640,23 @@ mod tests {
         assert_eq!(substring("other.contains('a')"), None);
     }
 
+    /// The needs of `src` as written and as rewritten for evaluation (the
+    /// tree rules are indexed from), which must be the same.
     fn needs_of(src: &str) -> Option<Vec<String>> {
         let program = crate::expr::compile(src).unwrap();
         let use_of = |f: &str| match f {
             "command" => FieldUse::Always,
             _ => FieldUse::No,
         };
-        needs(program.expression(), &use_of, Some("command")).map(|n| {
+        let mut rewritten = program.expression().clone();
+        crate::expr::rewrite_for_evaluation(&mut rewritten);
+        let as_written = needs(program.expression(), &use_of, Some("command"));
+        assert_eq!(
+            needs(&rewritten, &use_of, Some("command")),
+            as_written,
+            "{src}: the rewritten tree is indexed differently"
+        );
+        as_written.map(|n| {
             n.into_iter()
                 .map(|n| match n {
                     Need::Substring { field, literal } => format!("{field} has {literal}"),
