@@ -194,17 +194,7 @@ impl ShellMatcher {
         {
             return None;
         }
-        let mut words = vec![String::new()];
-        for part in middle {
-            let tails = exact_words(part)?;
-            words = words
-                .iter()
-                .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
-                .collect();
-            if words.len() > MAX_WORDS {
-                return None;
-            }
-        }
+        let words = concat_words(middle)?;
         (!words.iter().any(String::is_empty)).then_some(words)
     }
 
@@ -714,22 +704,26 @@ fn exact_words(hir: &regex_syntax::hir::Hir) -> Option<Vec<String>> {
             }
             Some(out)
         }
-        HirKind::Concat(parts) => {
-            let mut words = vec![String::new()];
-            for part in parts {
-                let tails = exact_words(part)?;
-                words = words
-                    .iter()
-                    .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
-                    .collect();
-                if words.len() > MAX_WORDS {
-                    return None;
-                }
-            }
-            Some(words)
-        }
+        HirKind::Concat(parts) => concat_words(parts),
         _ => None,
     }
+}
+
+/// Every text the parts, one after another, match exactly: each word of
+/// the first part followed by each of the rest's; `None` past `MAX_WORDS`.
+fn concat_words(parts: &[regex_syntax::hir::Hir]) -> Option<Vec<String>> {
+    let mut words = vec![String::new()];
+    for part in parts {
+        let tails = exact_words(part)?;
+        words = words
+            .iter()
+            .flat_map(|w| tails.iter().map(move |t| format!("{w}{t}")))
+            .collect();
+        if words.len() > MAX_WORDS {
+            return None;
+        }
+    }
+    Some(words)
 }
 
 fn regex(pattern: &str, key: &'static str, index: Option<usize>) -> Result<Regex, MatcherError> {

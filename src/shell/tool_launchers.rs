@@ -97,17 +97,7 @@ pub fn ssh(args: &[Word], launch: &mut Launch) {
         }
     }
     if host_seen && i < args.len() {
-        let words = &args[i..];
-        launch.nested.push(Nested::Script {
-            source: words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-            via: "ssh".into(),
-            literal: words.iter().all(|w| w.literal),
-        });
-        launch.foreign.push(i..args.len());
+        push_rest_as_script(launch, args, i, "ssh");
     }
 }
 
@@ -208,17 +198,7 @@ pub fn sg(args: &[Word], launch: &mut Launch) {
         i += 1;
     }
     if i < args.len() {
-        let words = &args[i..];
-        launch.nested.push(Nested::Script {
-            source: words
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-            via: "sg".into(),
-            literal: words.iter().all(|w| w.literal),
-        });
-        launch.foreign.push(i..args.len());
+        push_rest_as_script(launch, args, i, "sg");
     }
 }
 
@@ -426,4 +406,21 @@ pub fn shx(args: &[Word], launch: &mut Launch) {
         argv(launch, args[start..].to_vec(), "shx", None);
         launch.foreign.push(start..args.len());
     }
+}
+
+/// The words from `i` on are one shell script `via` runs elsewhere (a
+/// remote host, another group): reported as a nested script, and the words
+/// as foreign to the launcher's own command line.
+fn push_rest_as_script(launch: &mut Launch, args: &[Word], i: usize, via: &str) {
+    let words = &args[i..];
+    launch.nested.push(Nested::Script {
+        source: words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        via: via.into(),
+        literal: words.iter().all(|w| w.literal),
+    });
+    launch.foreign.push(i..args.len());
 }
