@@ -154,13 +154,23 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
-        names: &["nohup", "builtin", "coproc", "unbuffer", "setsid"],
+        names: &["nohup", "builtin", "unbuffer", "setsid"],
+        ..BASE
+    },
+    // The shell keywords `coproc` and `time` come before a whole simple
+    // command, assignments included (`time A=1 rm -rf ~` runs rm; the
+    // grammar reads both keywords as programs). `/usr/bin/time A=1 rm`
+    // would run a program named `A=1`; reading it as rm only reports more.
+    Spec {
+        names: &["coproc"],
+        assignments: true,
         ..BASE
     },
     Spec {
         names: &["time"],
         short_value: "fo",
         long_value: &["format", "output"],
+        assignments: true,
         ..BASE
     },
     Spec {
