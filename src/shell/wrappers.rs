@@ -189,6 +189,13 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
+        // libcgroup's `cgexec [-g CONTROLLERS:PATH] [--sticky] cmd`.
+        names: &["cgexec"],
+        short_value: "g",
+        long_flag: &["sticky"],
+        ..BASE
+    },
+    Spec {
         names: &["timeout"],
         short_value: "sk",
         long_value: &["signal", "kill-after"],
@@ -911,6 +918,7 @@ mod tests {
             ("taskset -c 0 rm -rf /", "taskset"),
             ("taskset 0x1 rm -rf /", "taskset"),
             ("chrt -f 1 rm -rf /", "chrt"),
+            ("cgexec -g cpu,memory:x --sticky rm -rf /", "cgexec"),
             ("chrt --sched-runtime 5 -d 0 rm -rf /", "chrt"),
             ("prlimit --nofile=1024 -n512 rm -rf /", "prlimit"),
             ("numactl -N 0 --membind 0 rm -rf /", "numactl"),
