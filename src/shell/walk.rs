@@ -154,6 +154,22 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     }
                 }
             }
+            // `$(< f)`: the grammar hangs the redirection on the
+            // substitution itself; bash reads the file as `cat f` would.
+            "command_substitution" => {
+                let mut children = node.walk();
+                let redirects: Vec<Node<'_>> = node
+                    .children(&mut children)
+                    .filter(|c| c.kind() == "file_redirect")
+                    .collect();
+                if let Some(input @ Input::File(_)) = stdin_of(&redirects, src) {
+                    let mut command = colon_command(Vec::new(), None);
+                    command.input = Some(input);
+                    command.via = labels.iter().map(|(_, l)| *l).collect();
+                    command.places = place_of(node.id());
+                    found.push(command);
+                }
+            }
             "function_definition" => {
                 let mut cursor = node.walk();
                 for redirect in node.children(&mut cursor) {
@@ -486,15 +502,17 @@ fn remember_redirects<'t>(
             .filter_map(|r| written_file(*r, src))
             .collect();
         // `> f` alone is bash's null command with a redirection: it
-        // truncates f. It is reported as `:` so the write is seen.
-        if words.is_empty() && !writes.is_empty() {
+        // truncates f. It is reported as `:` so the write is seen. So is
+        // `< f` alone, which `$(< f)` turns into the file's contents.
+        let input = stdin_of(&redirects, src);
+        if words.is_empty() && (!writes.is_empty() || matches!(input, Some(Input::File(_)))) {
             words.push(Word::literal(":"));
         }
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
             via: Vec::new(),
-            input: stdin_of(&redirects, src),
+            input,
             writes,
             places: Places::start(),
         })
@@ -898,5 +916,11 @@ mod tests {
             .flat_map(|c| c.reads.iter().map(|t| t.text.as_str()))
             .collect();
         assert_eq!(reads, [".env", "in.txt"]);
+        // `$(< f)` is the file's contents.
+        let a = analyze("echo \"$(< .env)\"");
+        assert!(a
+            .commands
+            .iter()
+            .any(|c| c.reads.iter().any(|t| t.text == ".env")));
     }
 }
