@@ -19,6 +19,11 @@
 //!   the `rm` vanished from the analysis. Shown as a plain word, `[` parses
 //!   as the command bash runs (`[[` is a keyword to bash too, and is left).
 //!
+//! - **A lone `-` before a numbered redirection becomes `a`.** The grammar
+//!   leaves out the word `-` in `git checkout - 2>&1` (it tries `-2` as a
+//!   number), and the line was refused as a parse error. Shown as a letter,
+//!   it is the word bash passes; its text still comes from the line. Not in
+//!   lines with `((` or `[[`, where `-` can be an operator.
 //! - **`coproc` before a compound command is blanked, with its name.**
 //!   The grammar knows no `coproc`: it reads the keyword as a program, so
 //!   `coproc x { rm -rf ~; }` came back as the program `x` with the
@@ -49,8 +54,19 @@ pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
     } else {
         Vec::new()
     };
+    let dashes: Vec<usize> = if crate::bytes::contains(bytes, b" - ")
+        && !crate::bytes::contains(bytes, b"((")
+        && !crate::bytes::contains(bytes, b"[[")
+    {
+        crate::bytes::positions(b'-', bytes)
+            .filter(|&i| is_dash_before_descriptor(bytes, i))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let needs_change = !src.is_ascii()
         || !coprocs.is_empty()
+        || !dashes.is_empty()
         || crate::bytes::positions(b'[', bytes).any(|i| is_command_bracket(bytes, i));
     if !needs_change {
         return Cow::Borrowed(bytes);
@@ -67,7 +83,29 @@ pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
     for range in coprocs {
         view[range].fill(b' ');
     }
+    for at in dashes {
+        view[at] = b'a';
+    }
     Cow::Owned(view)
+}
+
+/// A `-` standing alone as a word, followed by blanks and a redirection
+/// with a descriptor (`- 2>&1`, `- 2> log`).
+fn is_dash_before_descriptor(bytes: &[u8], i: usize) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    if !(i > 0 && blank(&bytes[i - 1])) {
+        return false;
+    }
+    let rest = &bytes[i + 1..];
+    let blanks = rest.iter().take_while(|b| blank(b)).count();
+    if blanks == 0 {
+        return false;
+    }
+    let digits = rest[blanks..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    digits > 0 && matches!(rest.get(blanks + digits), Some(b'>' | b'<'))
 }
 
 /// Words that start a compound command, to bash.
@@ -496,6 +534,16 @@ mod tests {
         assert_eq!(view("[[ -f a ]]"), "[[ -f a ]]");
         assert_eq!(view("ls [ab]* a[1]=2"), "ls [ab]* a[1]=2");
         assert!(matches!(parser_view("ls -la"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_lone_dash_before_a_numbered_redirection_is_shown_as_a_word() {
+        assert_eq!(view("git checkout - 2>&1"), "git checkout a 2>&1");
+        assert_eq!(view("cat - 2> log"), "cat a 2> log");
+        // Elsewhere, and where `-` may be an operator, it stays.
+        assert_eq!(view("diff - x 2>&1"), "diff - x 2>&1");
+        assert_eq!(view("(( x - 2 > 1 ))"), "(( x - 2 > 1 ))");
+        assert_eq!(view("git checkout -- 2>&1"), "git checkout -- 2>&1");
     }
 
     #[test]
