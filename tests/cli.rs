@@ -200,7 +200,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // files under .git) and the hook-settings guard (the line writes a file:
     // `touch`).
     assert!(
-        explanation.contains("123 rule(s) for this hook, 5 candidate(s) after indexing"),
+        explanation.contains("125 rule(s) for this hook, 5 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -387,6 +387,19 @@ impl Analyzer {
             places.seen_from(&context.places)
         };
         let Some((program_word, arg_words)) = stripped.words.split_first() else {
+            // Assignments alone (`EDITOR='rm -rf ~'; git commit`): no
+            // command here, but what their values run may run later.
+            let mut launch = launchers::Launch::default();
+            config_commands::from_assignments(
+                assignments.iter().chain(&stripped.assignments),
+                &mut launch,
+            );
+            for (kind, detail) in launch.opaque {
+                self.note_in(kind, detail, &context.via);
+            }
+            for (index, nested) in launch.nested.into_iter().enumerate() {
+                self.queue_nested(nested, &context, &places, index);
+            }
             return;
         };
         let program_path = program_word.text.clone();

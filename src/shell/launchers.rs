@@ -131,6 +131,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "man" => super::tool_launchers::man(args, &mut launch),
         "rimraf" => super::tool_launchers::rimraf(program, args, &mut launch),
         "shx" => super::tool_launchers::shx(args, &mut launch),
+        "cmake" => super::tool_launchers::cmake(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),

@@ -396,6 +396,55 @@ pub fn rimraf(program: &str, args: &[Word], launch: &mut Launch) {
     argv(launch, words, program, Some(program));
 }
 
+/// `cmake -E COMMAND ARGS`: CMake's portable commands. Those that delete
+/// are reported as the `rm` they stand for (`remove_directory` deletes
+/// trees, `remove` files); those that run a command (`env`, `chdir`,
+/// `time`) report it.
+pub fn cmake(args: &[Word], launch: &mut Launch) {
+    let Some(at) = args.iter().position(|w| w.text == "-E") else {
+        return;
+    };
+    let Some(command) = args.get(at + 1) else {
+        return;
+    };
+    let rest = &args[at + 2..];
+    let deleting: &[&str] = match command.text.as_str() {
+        "rm" => &[],
+        "remove" => &["-f"],
+        "remove_directory" | "rm_directory" => &["-r", "-f"],
+        "env" => {
+            // Options and NAME=value words, then the command.
+            let start = rest
+                .iter()
+                .position(|w| !w.text.starts_with('-') && !w.text.contains('='))
+                .unwrap_or(rest.len());
+            argv(launch, rest[start..].to_vec(), "cmake -E env", None);
+            launch.foreign.push(at + 2 + start..args.len());
+            return;
+        }
+        // Runs in another directory: handed on as the `env -C DIR cmd`
+        // it equals, so its relative paths are not taken for the project's.
+        "chdir" if !rest.is_empty() => {
+            let mut words = vec![Word::literal("env"), Word::literal("-C")];
+            words.extend(rest.iter().cloned());
+            argv(launch, words, "cmake -E chdir", None);
+            launch.foreign.push(at + 2..args.len());
+            return;
+        }
+        "time" => {
+            argv(launch, rest.to_vec(), "cmake -E time", None);
+            launch.foreign.push(at + 2..args.len());
+            return;
+        }
+        _ => return,
+    };
+    let mut words = vec![Word::literal("rm")];
+    words.extend(deleting.iter().map(|f| Word::literal(*f)));
+    words.extend(rest.iter().cloned());
+    argv(launch, words, "cmake -E", None);
+    launch.foreign.push(at + 2..args.len());
+}
+
 /// `shx CMD ARGS` runs ShellJS's version of a Unix command.
 pub fn shx(args: &[Word], launch: &mut Launch) {
     let start = args

@@ -19,6 +19,20 @@
 //!   the `rm` vanished from the analysis. Shown as a plain word, `[` parses
 //!   as the command bash runs (`[[` is a keyword to bash too, and is left).
 //!
+//! - **A lone `-` before a numbered redirection becomes `a`.** The grammar
+//!   leaves out the word `-` in `git checkout - 2>&1` (it tries `-2` as a
+//!   number), and the line was refused as a parse error. Shown as a letter,
+//!   it is the word bash passes; its text still comes from the line. Not in
+//!   lines with `((` or `[[`, where `-` can be an operator.
+//! - **`coproc` before a compound command is blanked, with its name.**
+//!   The grammar knows no `coproc`: it reads the keyword as a program, so
+//!   `coproc x { rm -rf ~; }` came back as the program `x` with the
+//!   arguments `{ rm -rf ~`. A coprocess runs its command in the
+//!   background, which runs the same commands: shown as blanks (with the
+//!   name bash gives the coprocess), the compound command parses as bash
+//!   reads it. Before a simple command the keyword is left to the
+//!   wrappers (`coproc x rm` runs a program `x`, as the grammar reads it).
+//!
 //! A rewrite that only saves time ([`flatten_pipes`]): long pipelines are
 //! the grammar's slow spot (it keeps two stack versions alive from the
 //! second `|` on, about 12 µs per further stage), while the same commands
@@ -35,7 +49,24 @@ use tree_sitter::{Node, Tree};
 /// The line as the parser must read it to agree with bash.
 pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
     let bytes = src.as_bytes();
+    let coprocs = if crate::bytes::contains(bytes, b"coproc") {
+        coproc_keywords(bytes)
+    } else {
+        Vec::new()
+    };
+    let dashes: Vec<usize> = if crate::bytes::contains(bytes, b" - ")
+        && !crate::bytes::contains(bytes, b"((")
+        && !crate::bytes::contains(bytes, b"[[")
+    {
+        crate::bytes::positions(b'-', bytes)
+            .filter(|&i| is_dash_before_descriptor(bytes, i))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let needs_change = !src.is_ascii()
+        || !coprocs.is_empty()
+        || !dashes.is_empty()
         || crate::bytes::positions(b'[', bytes).any(|i| is_command_bracket(bytes, i));
     if !needs_change {
         return Cow::Borrowed(bytes);
@@ -49,7 +80,129 @@ pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
             view[i] = b'a';
         }
     }
+    for range in coprocs {
+        view[range].fill(b' ');
+    }
+    for at in dashes {
+        view[at] = b'a';
+    }
     Cow::Owned(view)
+}
+
+/// A `-` standing alone as a word, followed by blanks and a redirection
+/// with a descriptor (`- 2>&1`, `- 2> log`).
+fn is_dash_before_descriptor(bytes: &[u8], i: usize) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    if !(i > 0 && blank(&bytes[i - 1])) {
+        return false;
+    }
+    let rest = &bytes[i + 1..];
+    let blanks = rest.iter().take_while(|b| blank(b)).count();
+    if blanks == 0 {
+        return false;
+    }
+    let digits = rest[blanks..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    digits > 0 && matches!(rest.get(blanks + digits), Some(b'>' | b'<'))
+}
+
+/// Words that start a compound command, to bash.
+const COMPOUND_STARTS: &[&[u8]] = &[
+    b"{", b"(", b"((", b"[[", b"if", b"while", b"until", b"for", b"case", b"select",
+];
+
+/// The `coproc` keywords (and the names after them) standing before a
+/// compound command, each where a command starts: after an operator, an
+/// opening keyword or the start of the line.
+fn coproc_keywords(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t');
+    let word_end = |from: usize| {
+        let mut end = from;
+        while end < bytes.len()
+            && !blank(bytes[end])
+            && !matches!(bytes[end], b'\n' | b';' | b'&' | b'|')
+        {
+            end += 1;
+        }
+        end
+    };
+    let skip_blanks = |mut at: usize| {
+        while at < bytes.len() && blank(bytes[at]) {
+            at += 1;
+        }
+        at
+    };
+    let starts_compound = |at: usize| {
+        let word = &bytes[at..word_end(at)];
+        COMPOUND_STARTS.contains(&word) || word.starts_with(b"(")
+    };
+    let mut found = Vec::new();
+    let mut from = 0;
+    // Only lines holding `coproc` get here: a plain scan is enough.
+    while let Some(offset) = bytes[from..].windows(6).position(|w| w == b"coproc") {
+        let start = from + offset;
+        let end = start + b"coproc".len();
+        from = end;
+        if !at_command_start(bytes, start) || end >= bytes.len() || !blank(bytes[end]) {
+            continue;
+        }
+        let next = skip_blanks(end);
+        if next >= bytes.len() {
+            continue;
+        }
+        if starts_compound(next) {
+            found.push(start..end);
+            continue;
+        }
+        // `coproc NAME compound`: the name is only a name before a compound command.
+        let name_end = word_end(next);
+        let name = &bytes[next..name_end];
+        let after = skip_blanks(name_end);
+        let is_name = !name.is_empty()
+            && name.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            && !name[0].is_ascii_digit();
+        if is_name && after < bytes.len() && starts_compound(after) {
+            found.push(start..name_end);
+        }
+    }
+    found
+}
+
+/// True when a command may start at `at`: after the start of the line, an
+/// operator, or a keyword that a command follows, with blanks between.
+fn at_command_start(bytes: &[u8], at: usize) -> bool {
+    let before = &bytes[..at];
+    let trimmed = match before.iter().rposition(|b| !matches!(b, b' ' | b'\t')) {
+        Some(last) => &before[..=last],
+        None => return true,
+    };
+    if trimmed.ends_with(b"\n")
+        || matches!(
+            trimmed.last(),
+            Some(b';' | b'&' | b'|' | b'(' | b'{' | b'!' | b'`')
+        )
+    {
+        return true;
+    }
+    let word_start = trimmed
+        .iter()
+        .rposition(|b| matches!(b, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'('))
+        .map_or(0, |i| i + 1);
+    let word = &trimmed[word_start..];
+    [
+        &b"then"[..],
+        b"do",
+        b"else",
+        b"elif",
+        b"if",
+        b"while",
+        b"until",
+        b"time",
+        b"!",
+    ]
+    .contains(&word)
 }
 
 /// A `[` standing alone where a command may start: at the start, after
@@ -381,6 +534,28 @@ mod tests {
         assert_eq!(view("[[ -f a ]]"), "[[ -f a ]]");
         assert_eq!(view("ls [ab]* a[1]=2"), "ls [ab]* a[1]=2");
         assert!(matches!(parser_view("ls -la"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_lone_dash_before_a_numbered_redirection_is_shown_as_a_word() {
+        assert_eq!(view("git checkout - 2>&1"), "git checkout a 2>&1");
+        assert_eq!(view("cat - 2> log"), "cat a 2> log");
+        // Elsewhere, and where `-` may be an operator, it stays.
+        assert_eq!(view("diff - x 2>&1"), "diff - x 2>&1");
+        assert_eq!(view("(( x - 2 > 1 ))"), "(( x - 2 > 1 ))");
+        assert_eq!(view("git checkout -- 2>&1"), "git checkout -- 2>&1");
+    }
+
+    #[test]
+    fn coproc_before_a_compound_command_is_blanked_with_its_name() {
+        assert_eq!(view("coproc { rm -rf ~; }"), "       { rm -rf ~; }");
+        assert_eq!(view("coproc x { rm -rf ~; }"), "         { rm -rf ~; }");
+        assert_eq!(view("ls; coproc w2 (rm x)"), "ls;           (rm x)");
+        assert_eq!(view("then coproc while x"), "then        while x");
+        // Before a simple command, or not where a command starts, it stays.
+        assert_eq!(view("coproc x rm -rf ~"), "coproc x rm -rf ~");
+        assert_eq!(view("echo coproc { a; }"), "echo coproc { a; }");
+        assert_eq!(view("\"coproc\" { a; }"), "\"coproc\" { a; }");
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
     // the enclosing redirected_statement; remember them by the command's id.
     let mut outer_redirects: HashMap<usize, Vec<Node<'_>>> = HashMap::new();
     let mut labels: Vec<(usize, &'static str)> = Vec::new();
-    let mut deferred: HashMap<usize, FoundCommand> = HashMap::new();
+    let mut deferred: HashMap<usize, Vec<FoundCommand>> = HashMap::new();
     // Where each command runs; only worth working out when the line may
     // change directory at all (see `cwd`).
     let may_move = cwd::may_change_directory(src);
@@ -102,21 +102,44 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         }
         // A command made of a redirection's carried words stands where its
         // assignments stand in the source.
-        if let Some(mut command) = deferred.remove(&node.id()) {
+        let carried = deferred.remove(&node.id());
+        let stands_here = carried.is_some();
+        for mut command in carried.into_iter().flatten() {
             command.via = labels.iter().map(|(_, l)| *l).collect();
             command.places = place_of(node.id());
             found.push(command);
         }
         match node.kind() {
+            // `EDITOR='rm -rf ~'; git commit`: an assignment with no
+            // command sets a shell variable, which a later command inherits
+            // when it is exported already. Reported as a command without
+            // words, so what its values run is still found.
+            "variable_assignment" | "variable_assignments"
+                if !stands_here && is_bare_assignment(node) =>
+            {
+                if found.len() >= limit {
+                    break;
+                }
+                found.push(FoundCommand {
+                    words: Vec::new(),
+                    assignments: bare_assignments(node, src),
+                    via: labels.iter().map(|(_, l)| *l).collect(),
+                    input: None,
+                    writes: Vec::new(),
+                    places: place_of(node.id()),
+                });
+            }
             "redirected_statement" => {
                 match remember_redirects(node, src, &mut outer_redirects, &mut stray) {
-                    Some((Some(at), command)) => {
-                        deferred.insert(at, command);
+                    Some((Some(at), commands)) => {
+                        deferred.insert(at, commands);
                     }
-                    Some((None, mut command)) => {
-                        command.via = labels.iter().map(|(_, l)| *l).collect();
-                        command.places = place_of(node.id());
-                        found.push(command);
+                    Some((None, commands)) => {
+                        for mut command in commands {
+                            command.via = labels.iter().map(|(_, l)| *l).collect();
+                            command.places = place_of(node.id());
+                            found.push(command);
+                        }
                     }
                     None => {}
                 }
@@ -129,6 +152,22 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     } else {
                         gaps.check(src, child, &mut misread);
                     }
+                }
+            }
+            // `$(< f)`: the grammar hangs the redirection on the
+            // substitution itself; bash reads the file as `cat f` would.
+            "command_substitution" => {
+                let mut children = node.walk();
+                let redirects: Vec<Node<'_>> = node
+                    .children(&mut children)
+                    .filter(|c| c.kind() == "file_redirect")
+                    .collect();
+                if let Some(input @ Input::File(_)) = stdin_of(&redirects, src) {
+                    let mut command = colon_command(Vec::new(), None);
+                    command.input = Some(input);
+                    command.via = labels.iter().map(|(_, l)| *l).collect();
+                    command.places = place_of(node.id());
+                    found.push(command);
                 }
             }
             "function_definition" => {
@@ -202,6 +241,29 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         dropped_text: misread.dropped,
         stray_words: stray,
     }
+}
+
+/// An assignment standing as a statement of its own, not in front of a
+/// command or given to `declare` and its kin.
+fn is_bare_assignment(node: Node<'_>) -> bool {
+    !node.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "command" | "declaration_command" | "variable_assignments"
+        )
+    })
+}
+
+/// The assignments of a bare `variable_assignment(s)` node.
+fn bare_assignments(node: Node<'_>, src: &str) -> Vec<(String, Word)> {
+    if node.kind() == "variable_assignment" {
+        return vec![assignment(node, src)];
+    }
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|c| c.kind() == "variable_assignment")
+        .map(|c| assignment(c, src))
+        .collect()
 }
 
 /// Words a redirection holds that bash gives to the command instead.
@@ -391,7 +453,7 @@ fn remember_redirects<'t>(
     src: &str,
     into: &mut HashMap<usize, Vec<Node<'t>>>,
     stray: &mut Vec<String>,
-) -> Option<(Option<usize>, FoundCommand)> {
+) -> Option<(Option<usize>, Vec<FoundCommand>)> {
     let mut cursor = statement.walk();
     let redirects: Vec<Node<'t>> = statement
         .children(&mut cursor)
@@ -430,16 +492,7 @@ fn remember_redirects<'t>(
             let valid = assignment_name(words::node_text(node, src)).is_some();
             match (words.is_empty() && valid, is_assignment_node) {
                 (true, true) => assignments.push(assignment(node, src)),
-                (true, false) => {
-                    let word = words::from_node(node, src);
-                    let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
-                    let name = name.trim_end_matches('+').to_string();
-                    let value = Word {
-                        text: value.to_string(),
-                        ..word.clone()
-                    };
-                    assignments.push((name, value));
-                }
+                (true, false) => assignments.push(word_assignment(node, src)),
                 (false, true) => words.push(assignment_word(node, src)),
                 (false, false) => words.push(words::from_node(node, src)),
             }
@@ -449,25 +502,28 @@ fn remember_redirects<'t>(
             .filter_map(|r| written_file(*r, src))
             .collect();
         // `> f` alone is bash's null command with a redirection: it
-        // truncates f. It is reported as `:` so the write is seen.
-        if words.is_empty() && !writes.is_empty() {
+        // truncates f. It is reported as `:` so the write is seen. So is
+        // `< f` alone, which `$(< f)` turns into the file's contents.
+        let input = stdin_of(&redirects, src);
+        if words.is_empty() && (!writes.is_empty() || matches!(input, Some(Input::File(_)))) {
             words.push(Word::literal(":"));
         }
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
             via: Vec::new(),
-            input: stdin_of(&redirects, src),
+            input,
             writes,
             places: Places::start(),
         })
     };
     let Some(body) = statement.child_by_field_name("body") else {
-        return command_of_carried_words(None).map(|c| (None, c));
+        return command_of_carried_words(None).map(|c| (None, vec![c]));
     };
     match redirect_target(body) {
         Some(assigned) if assigned.kind().starts_with("variable_assignment") => {
-            return command_of_carried_words(Some(assigned)).map(|c| (Some(assigned.id()), c));
+            return command_of_carried_words(Some(assigned))
+                .map(|c| (Some(assigned.id()), vec![c]));
         }
         Some(command) => into.entry(command.id()).or_default().extend(redirects),
         None => {
@@ -476,31 +532,57 @@ fn remember_redirects<'t>(
                     .extend(carried_words(*redirect).map(|w| words::node_text(w, src).to_string()));
             }
             // `{ ...; } > f`, `while ...; done > f`: the compound command
-            // writes f, reported as a `:` standing where it starts.
+            // writes f, reported as a `:` standing where it starts. So is
+            // each file it opens for reading (`while read l; do ...; done <
+            // .env`, `done 3< .env` with `read -u 3`): any command inside
+            // may read it. One `:` per file read, the first also writing.
             let writes: Vec<Word> = redirects
                 .iter()
                 .filter_map(|r| written_file(*r, src))
                 .collect();
-            if !writes.is_empty() {
+            let mut reads = redirects.iter().filter_map(|r| read_file(*r, src));
+            let mut commands: Vec<FoundCommand> = Vec::new();
+            let first_read = reads.next();
+            if !writes.is_empty() || first_read.is_some() {
+                commands.push(colon_command(writes, first_read));
+            }
+            commands.extend(reads.map(|read| colon_command(Vec::new(), Some(read))));
+            if !commands.is_empty() {
                 // Stands where the compound command the redirection binds
                 // to starts (the last stage of a pipeline), whichever way
                 // the grammar grouped the statement.
                 let holder = redirect_holder(body).map(|n| n.id());
-                return Some((
-                    holder,
-                    FoundCommand {
-                        words: vec![Word::literal(":")],
-                        assignments: Vec::new(),
-                        via: Vec::new(),
-                        input: None,
-                        writes,
-                        places: Places::start(),
-                    },
-                ));
+                return Some((holder, commands));
             }
         }
     }
     None
+}
+
+/// `:` standing for a compound command's redirections.
+fn colon_command(writes: Vec<Word>, read: Option<String>) -> FoundCommand {
+    FoundCommand {
+        words: vec![Word::literal(":")],
+        assignments: Vec::new(),
+        via: Vec::new(),
+        input: read.map(Input::File),
+        writes,
+        places: Places::start(),
+    }
+}
+
+/// The file a redirection opens for reading, on any descriptor: `<`, `<>`.
+fn read_file(redirect: Node<'_>, src: &str) -> Option<String> {
+    if redirect.kind() != "file_redirect" {
+        return None;
+    }
+    let mut cursor = redirect.walk();
+    let operator = redirect
+        .children(&mut cursor)
+        .find(|c| !c.is_named())
+        .map(|c| c.kind())?;
+    let destination = redirect.child_by_field_name("destination")?;
+    matches!(operator, "<" | "<>").then(|| words::from_node(destination, src).text)
 }
 
 /// The file a redirection writes, if it writes one: `>`, `>>`, `>|`,
@@ -555,6 +637,17 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
             continue;
         }
         let word_at = match (field, child.kind()) {
+            // The grammar has no assignment to `_` (it takes `_` for the
+            // special parameter), so in `_=1 rm -rf ~` it names the program
+            // `_=1`. Bash reads every unquoted `NAME=value` before the
+            // program as an assignment, whatever the grammar made of it.
+            (Some("name" | "argument"), _)
+                if command.words.is_empty()
+                    && assignment_name(words::node_text(child, src)).is_some() =>
+            {
+                command.assignments.push(word_assignment(child, src));
+                None
+            }
             (Some("name" | "argument"), _) => {
                 let name_word = child
                     .named_child(0)
@@ -669,6 +762,19 @@ fn assignment_name(text: &str) -> Option<&str> {
     valid.then_some(name)
 }
 
+/// A word node that spells `NAME=value` (see [`assignment_name`]) taken
+/// as the assignment bash makes of it.
+fn word_assignment(node: Node<'_>, src: &str) -> (String, Word) {
+    let word = words::from_node(node, src);
+    let (name, value) = word.text.split_once('=').unwrap_or((&word.text, ""));
+    let name = name.trim_end_matches('+').to_string();
+    let value = Word {
+        text: value.to_string(),
+        ..word.clone()
+    };
+    (name, value)
+}
+
 /// An assignment node bash reads as a plain word (`--opt=value`).
 fn assignment_word(node: Node<'_>, src: &str) -> Word {
     let (name, value) = assignment(node, src);
@@ -766,5 +872,55 @@ mod tests {
         // A continuation with blanks around it still separates words.
         let a = analyze("rm -r \\\n -f /");
         assert_eq!(a.commands[0].args, ["-r", "-f", "/"]);
+    }
+
+    #[test]
+    fn an_assignment_to_underscore_is_no_program() {
+        for line in [
+            "_=1 rm -rf ~",
+            "ls | _=1 rm -rf ~",
+            "A=1 _+=2 rm -rf ~",
+            "> f _=1 rm -rf ~",
+        ] {
+            let a = analyze(line);
+            let rm = a.commands.iter().find(|c| c.program == "rm");
+            assert!(rm.is_some_and(|c| c.args == ["-rf", "~"]), "{line}: {a:?}");
+            assert!(
+                rm.unwrap().assignments.iter().any(|(n, _)| n == "_"),
+                "{line}"
+            );
+        }
+        // Quoted, it is a word: bash runs a program named `_=1`.
+        assert_eq!(analyze("'_=1' x").commands[0].program, "_=1");
+        // After the program it is an argument.
+        assert_eq!(analyze("echo _=1 rm").commands[0].args, ["_=1", "rm"]);
+    }
+
+    #[test]
+    fn bare_assignments_run_what_command_variables_hold() {
+        let a = analyze("EDITOR='rm -rf ~'; git commit");
+        let programs: Vec<&str> = a.programs().collect();
+        assert_eq!(programs, ["rm", "git"]);
+        assert_eq!(a.commands[0].via, ["EDITOR="]);
+        // Other variables run nothing.
+        let a = analyze("NAME='rm -rf ~'; git commit");
+        assert_eq!(a.programs().collect::<Vec<_>>(), ["git"]);
+    }
+
+    #[test]
+    fn files_a_compound_command_reads_are_reads() {
+        let a = analyze("while read -u 3 l; do echo $l; done 3< .env < in.txt");
+        let reads: Vec<&str> = a
+            .commands
+            .iter()
+            .flat_map(|c| c.reads.iter().map(|t| t.text.as_str()))
+            .collect();
+        assert_eq!(reads, [".env", "in.txt"]);
+        // `$(< f)` is the file's contents.
+        let a = analyze("echo \"$(< .env)\"");
+        assert!(a
+            .commands
+            .iter()
+            .any(|c| c.reads.iter().any(|t| t.text == ".env")));
     }
 }

@@ -154,13 +154,23 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
-        names: &["nohup", "builtin", "coproc", "unbuffer", "setsid"],
+        names: &["nohup", "builtin", "unbuffer", "setsid"],
+        ..BASE
+    },
+    // The shell keywords `coproc` and `time` come before a whole simple
+    // command, assignments included (`time A=1 rm -rf ~` runs rm; the
+    // grammar reads both keywords as programs). `/usr/bin/time A=1 rm`
+    // would run a program named `A=1`; reading it as rm only reports more.
+    Spec {
+        names: &["coproc"],
+        assignments: true,
         ..BASE
     },
     Spec {
         names: &["time"],
         short_value: "fo",
         long_value: &["format", "output"],
+        assignments: true,
         ..BASE
     },
     Spec {
@@ -176,6 +186,13 @@ const SPECS: &[Spec] = &[
         long_value: &["class", "classdata", "pid", "pgid", "uid"],
         no_command_short: "pPu",
         no_command_long: &["pid", "pgid", "uid", "help", "version"],
+        ..BASE
+    },
+    Spec {
+        // libcgroup's `cgexec [-g CONTROLLERS:PATH] [--sticky] cmd`.
+        names: &["cgexec"],
+        short_value: "g",
+        long_flag: &["sticky"],
         ..BASE
     },
     Spec {
@@ -901,6 +918,7 @@ mod tests {
             ("taskset -c 0 rm -rf /", "taskset"),
             ("taskset 0x1 rm -rf /", "taskset"),
             ("chrt -f 1 rm -rf /", "chrt"),
+            ("cgexec -g cpu,memory:x --sticky rm -rf /", "cgexec"),
             ("chrt --sched-runtime 5 -d 0 rm -rf /", "chrt"),
             ("prlimit --nofile=1024 -n512 rm -rf /", "prlimit"),
             ("numactl -N 0 --membind 0 rm -rf /", "numactl"),
