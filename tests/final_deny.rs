@@ -257,3 +257,40 @@ fn a_policy_failing_open_evaluates_every_rule_after_a_deny() {
     assert_eq!(a, b);
     assert_eq!(a.0, "{}");
 }
+
+#[test]
+fn the_plugin_replies_alike_and_a_decision_log_still_sees_every_rule() {
+    use std::process::Output;
+    let dir = TempDir::new("final-deny-plugin");
+    let policy = dir.write(
+        "policy.yaml",
+        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
+    );
+    let home = common::ChibiHome::install(&[&policy]);
+    let body = serde_json::to_vec(&json!({"tool_name": "shell_exec", "command": LINE})).unwrap();
+    let call = |env: &[(&str, &str)]| -> Output {
+        let mut env = env.to_vec();
+        env.push(("CHIBI_HOOK", "pre_shell_exec"));
+        common::run(&home.plugin(), &[], &env, &body)
+    };
+    let without_log = call(&[]);
+    let log = dir.path().join("decisions.jsonl");
+    let with_log = call(&[("HOOK_POLICY_LOG", log.to_str().unwrap())]);
+    assert!(without_log.status.success() && with_log.status.success());
+    assert_eq!(without_log.stdout, with_log.stdout);
+    let reply: Value = serde_json::from_slice(&without_log.stdout).unwrap();
+    assert_eq!(
+        reply,
+        json!({"denied": true, "reason": "removes files [hook-policy rule: first]"})
+    );
+    // Logged decisions evaluate every candidate: the log says who matched.
+    let record: Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["matched"], json!(["first", "second"]));
+}
