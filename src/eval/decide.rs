@@ -144,7 +144,9 @@ pub fn decide(
 /// The decision says less than [`decide`]'s: which later rules would also
 /// have matched, been logged or failed is not known, so a caller that
 /// records more than the reply (a decision log, an explanation) must call
-/// [`decide`]; so is the note of a later rule that fails at run time.
+/// [`decide`]. The one difference a reply can show: the stderr note of a
+/// later rule that would have failed at run time is not written (the
+/// JSON, a deny, is the same).
 pub fn decide_for_reply(
     policy: &CompiledPolicy,
     hook: &str,
