@@ -9,7 +9,7 @@
 use crate::catalogue::{self, FailureMode, HookClass, HookPoint};
 use crate::compile::{compile, CompiledPolicy};
 use crate::diagnostic::Diagnostic;
-use crate::eval::{decide, DecideContext, Decision};
+use crate::eval::{decide, decide_for_reply, DecideContext, Decision};
 use crate::load;
 use crate::model::OnError;
 use serde_json::Value as Json;
@@ -132,4 +132,18 @@ pub fn run(policy: &CompiledPolicy, hook: &str, payload: &Json, ctx: DecideConte
         return Outcome::Failed(format!("unknown hook point `{hook}`"));
     }
     Outcome::Decided(decide(policy, hook, payload, ctx))
+}
+
+/// [`run`] for a caller that records nothing but the reply (no decision
+/// log, no explanation): see [`decide_for_reply`].
+pub fn run_for_reply(
+    policy: &CompiledPolicy,
+    hook: &str,
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Outcome {
+    if catalogue::hook(hook).is_none() {
+        return Outcome::Failed(format!("unknown hook point `{hook}`"));
+    }
+    Outcome::Decided(decide_for_reply(policy, hook, payload, ctx))
 }

@@ -523,7 +523,14 @@ fn decide_call<'a>(
         project_root,
         home: home.as_deref(),
     };
-    let outcome = engine::run(&policy, hook.name, &payload, ctx);
+    // Without a log, only the reply is told: a final deny can stop the
+    // rules that could not change it (the dangerous lines are the ones
+    // many rules match).
+    let outcome = if facts.log.is_none() {
+        engine::run_for_reply(&policy, hook.name, &payload, ctx)
+    } else {
+        engine::run(&policy, hook.name, &payload, ctx)
+    };
     if let Outcome::Decided(d) = &outcome {
         facts.matched = d.matched.clone();
         facts.logged = d.logged.clone();

@@ -97,6 +97,16 @@ impl Decision {
             && self.request.is_empty()
     }
 
+    /// Whether no rule after the ones decided so far can change the deny
+    /// or its reason. Rules arrive in (priority, load order), so a later
+    /// rule's priority number is at least the holder's, and it takes the
+    /// reason only with a lower (priority, specificity) rank: only a more
+    /// specific test at the same priority would. Nothing is more specific
+    /// than [`Specificity::Named`].
+    pub fn deny_is_final(&self) -> bool {
+        self.deny.is_some() && matches!(self.deny_rank, Some((_, Specificity::Named)))
+    }
+
     /// A one-line summary of the run-time errors, for reasons and stderr.
     pub fn error_summary(&self) -> Option<String> {
         if self.errors.is_empty() {
@@ -117,6 +127,47 @@ pub fn decide(
     hook: &str,
     payload: &Json,
     ctx: DecideContext<'_>,
+) -> Decision {
+    decide_through(policy, hook, payload, ctx, false)
+}
+
+/// [`decide`] for a caller that only replies: at a permission hook that
+/// fails closed, the candidates after a final deny (see
+/// [`Decision::deny_is_final`]) are left unevaluated, since nothing they
+/// could do changes the reply. There the reply is the deny and its
+/// reason whatever else matches: ask gives way to deny, no later rule can
+/// take the reason, and a rule failing at run time only adds a note
+/// beside a deny that fails closed anyway (with `on_error: fail_open` a
+/// failure would turn the reply into "no opinion", so such policies, and
+/// every other hook class, evaluate every candidate).
+///
+/// The decision says less than [`decide`]'s: which later rules would also
+/// have matched, been logged or failed is not known, so a caller that
+/// records more than the reply (a decision log, an explanation) must call
+/// [`decide`]. The one difference a reply can show: the stderr note of a
+/// later rule that would have failed at run time is not written (the
+/// JSON, a deny, is the same).
+pub fn decide_for_reply(
+    policy: &CompiledPolicy,
+    hook: &str,
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Decision {
+    let stops = crate::catalogue::hook(hook).is_some_and(|h| {
+        h.class == crate::catalogue::HookClass::Permission
+            && crate::engine::failure_mode(h, policy.on_error)
+                == crate::catalogue::FailureMode::Closed
+    });
+    decide_through(policy, hook, payload, ctx, stops)
+}
+
+/// `stop_at_final_deny`: see [`decide_for_reply`].
+fn decide_through(
+    policy: &CompiledPolicy,
+    hook: &str,
+    payload: &Json,
+    ctx: DecideContext<'_>,
+    stop_at_final_deny: bool,
 ) -> Decision {
     let mut decision = Decision::default();
     let subjects = crate::matchers::Subjects::new(payload, hook, ctx.project_root, ctx.home);
@@ -218,6 +269,9 @@ pub fn decide(
             }
         }
         decision.trace.push(trace);
+        if stop_at_final_deny && decision.deny_is_final() {
+            break;
+        }
     }
     decision
 }

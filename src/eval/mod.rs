@@ -2,4 +2,4 @@
 pub mod decide;
 pub mod json_val;
 
-pub use decide::{decide, DecideContext, Decision, Logged};
+pub use decide::{decide, decide_for_reply, DecideContext, Decision, Logged};

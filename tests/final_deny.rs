@@ -1,0 +1,296 @@
+//! A final deny stops the rules that cannot change the reply
+//! (`eval::decide_for_reply`, what a chibi plugin call without a decision
+//! log runs): the reply must be the one every rule evaluated gives, byte
+//! for byte, and the stop must happen only where it is safe.
+//!
+//! - Differential: every permission case of the shipped policies' and
+//!   packs' tests and every line of the shell, path and URL corpora, with
+//!   every shipped pack enabled, replies alike through both.
+//! - Where stopping would change the reply, it does not happen: a blanket
+//!   deny before a more specific one at the same priority, a policy that
+//!   fails open (a later rule failing would make the reply "no opinion").
+
+mod common;
+mod corpus_support;
+
+use common::TempDir;
+use hook_policy::adapters::chibi;
+use hook_policy::compile::CompiledPolicy;
+use hook_policy::engine::{self, Prepared};
+use hook_policy::eval::{decide, decide_for_reply, DecideContext};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+const PERMISSION_HOOKS: [&str; 4] = [
+    "pre_shell_exec",
+    "pre_file_read",
+    "pre_file_write",
+    "pre_fetch_url",
+];
+
+fn ctx(root: &str) -> DecideContext<'_> {
+    DecideContext {
+        harness: "chibi",
+        project_root: root,
+        home: Some("/home/user"),
+    }
+}
+
+/// chibi's reply (JSON text and stderr lines) to `payload`, every rule
+/// evaluated or stopping at a final deny; and how many rules each traced.
+fn replies(
+    policy: &CompiledPolicy,
+    hook: &str,
+    payload: &Value,
+    root: &str,
+) -> ((String, Vec<String>), (String, Vec<String>), usize, usize) {
+    let hp = hook_policy::catalogue::hook(hook).unwrap();
+    let full = decide(policy, hook, payload, ctx(root));
+    let stopped = decide_for_reply(policy, hook, payload, ctx(root));
+    let (full_traced, stopped_traced) = (full.trace.len(), stopped.trace.len());
+    let reply = |d| {
+        let r = chibi::reply(
+            hp,
+            &engine::Outcome::Decided(d),
+            policy.on_error,
+            Some(payload),
+        );
+        (r.json.to_string(), r.stderr)
+    };
+    (reply(full), reply(stopped), full_traced, stopped_traced)
+}
+
+/// Every shipped pack enabled beside `policies/`, compiled whole.
+fn shipped_with_every_pack(dir: &TempDir) -> CompiledPolicy {
+    let names: Vec<&str> = hook_policy::packs::shipped()
+        .iter()
+        .map(|p| p.header.name.as_str())
+        .collect();
+    let all = dir.write(
+        "all-packs.yaml",
+        &format!("version: 1\npacks:\n  enable: [{}]\n", names.join(", ")),
+    );
+    match engine::prepare(&[common::repo().join("policies"), all], None) {
+        Prepared::Ready(policy) => policy,
+        Prepared::Broken { message, .. } => panic!("shipped policies do not load: {message}"),
+    }
+}
+
+/// (hook, payload, project root) of every permission case of the
+/// shipped tests and corpora.
+fn cases() -> Vec<(String, Value, String)> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = ["policies", "packs"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(common::repo().join(dir)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.yaml"))
+        .collect();
+    files.sort();
+    for file in files {
+        let doc: Value = serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for case in doc["tests"].as_array().unwrap() {
+            let hook = case["hook"].as_str().unwrap();
+            if !PERMISSION_HOOKS.contains(&hook) {
+                continue;
+            }
+            let payload = match case.get("payload") {
+                Some(p) => p.clone(),
+                None => {
+                    let f = file
+                        .parent()
+                        .unwrap()
+                        .join(case["payload_file"].as_str().unwrap());
+                    let v: Value =
+                        serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+                    v.get("payload").cloned().unwrap_or(v)
+                }
+            };
+            let root = case["project_root"].as_str().unwrap_or("/project");
+            out.push((hook.to_string(), payload, root.to_string()));
+        }
+    }
+    let shell = |c: &str| {
+        (
+            "pre_shell_exec".to_string(),
+            json!({"tool_name": "shell_exec", "command": c}),
+            "/proj".to_string(),
+        )
+    };
+    for case in corpus_support::read("benign.tsv", 2) {
+        out.push(shell(case.field(1)));
+    }
+    for case in corpus_support::read("dangerous.tsv", 3) {
+        out.push(shell(case.field(2)));
+    }
+    for case in corpus_support::read("secret_paths.tsv", 2) {
+        let path = case.field(1);
+        for (hook, tool) in [
+            ("pre_file_read", "file_head"),
+            ("pre_file_write", "write_file"),
+        ] {
+            out.push((
+                hook.to_string(),
+                json!({"tool_name": tool, "path": path, "content": "x"}),
+                "/proj".to_string(),
+            ));
+        }
+        out.push(shell(&format!("cat {path}")));
+        out.push(shell(&format!("rm -rf {path}")));
+    }
+    for case in corpus_support::read("pack_urls.tsv", 3) {
+        let url = case.field(2);
+        out.push((
+            "pre_fetch_url".to_string(),
+            json!({"tool_name": "fetch_url", "url": url, "safety": "sensitive"}),
+            "/proj".to_string(),
+        ));
+        out.push(shell(&format!("curl -s {url}")));
+    }
+    out
+}
+
+#[test]
+fn stopping_at_a_final_deny_replies_alike_on_every_shipped_case() {
+    let dir = TempDir::new("final-deny");
+    let policy = shipped_with_every_pack(&dir);
+    let mut differ = Vec::new();
+    let (mut compared, mut stopped_early, mut skipped_rules) = (0, 0, 0);
+    for (hook, payload, root) in cases() {
+        let (full, stopped, full_traced, stopped_traced) = replies(&policy, &hook, &payload, &root);
+        compared += 1;
+        if stopped_traced < full_traced {
+            stopped_early += 1;
+            skipped_rules += full_traced - stopped_traced;
+        }
+        if full != stopped {
+            differ.push(format!(
+                "{hook} {payload}\n    every rule: {full:?}\n    stopped:    {stopped:?}"
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} replies differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    assert!(compared > 1000, "only {compared} cases");
+    // The test means something only if the stop happened, often.
+    assert!(
+        stopped_early > 100,
+        "stopped early on {stopped_early} of {compared} cases"
+    );
+    eprintln!(
+        "{compared} cases, {stopped_early} stopped early, {skipped_rules} rules left unevaluated"
+    );
+}
+
+fn policy_of(dir: &TempDir, yaml: &str) -> CompiledPolicy {
+    let file = dir.write("p.yaml", yaml);
+    match engine::prepare(&[file], Some("pre_shell_exec")) {
+        Prepared::Ready(policy) => policy,
+        Prepared::Broken { message, .. } => panic!("policy does not load: {message}"),
+    }
+}
+
+const LINE: &str = "rm -rf build";
+
+#[test]
+fn a_named_deny_leaves_the_later_rules_unevaluated() {
+    let dir = TempDir::new("final-deny-named");
+    let policy = policy_of(
+        &dir,
+        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
+    );
+    let payload = json!({"tool_name": "shell_exec", "command": LINE});
+    let full = decide(&policy, "pre_shell_exec", &payload, ctx("/p"));
+    assert_eq!(full.matched, ["first", "second"]);
+    let stopped = decide_for_reply(&policy, "pre_shell_exec", &payload, ctx("/p"));
+    assert_eq!(stopped.matched, ["first"]);
+    assert_eq!(stopped.trace.len(), 1, "the second rule was evaluated");
+    let (a, b, _, _) = replies(&policy, "pre_shell_exec", &payload, "/p");
+    assert_eq!(a, b);
+    assert!(
+        a.0.contains("removes files [hook-policy rule: first]"),
+        "{}",
+        a.0
+    );
+}
+
+#[test]
+fn a_blanket_deny_does_not_stop_a_more_specific_reason_at_its_priority() {
+    let dir = TempDir::new("final-deny-blanket");
+    let policy = policy_of(
+        &dir,
+        "version: 1\nrules:\n  - id: blanket\n    hook: pre_shell_exec\n    shell: { opaque: true }\n    deny: cannot be known\n  - id: named\n    hook: pre_shell_exec\n    when: command.contains('eval')\n    deny: runs eval\n",
+    );
+    let payload = json!({"tool_name": "shell_exec", "command": "eval \"$X\""});
+    let stopped = decide_for_reply(&policy, "pre_shell_exec", &payload, ctx("/p"));
+    assert_eq!(
+        stopped.deny.as_ref().map(|w| w.rule.as_str()),
+        Some("named")
+    );
+    let (a, b, _, _) = replies(&policy, "pre_shell_exec", &payload, "/p");
+    assert_eq!(a, b);
+    assert!(
+        a.0.contains("runs eval [hook-policy rule: named]"),
+        "{}",
+        a.0
+    );
+}
+
+#[test]
+fn a_policy_failing_open_evaluates_every_rule_after_a_deny() {
+    let dir = TempDir::new("final-deny-open");
+    // The second rule fails at run time (an int from a command line): with
+    // `fail_open`, a failure makes the reply "no opinion", deny or not.
+    let policy = policy_of(
+        &dir,
+        "version: 1\nsettings: { on_error: fail_open }\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: failing\n    hook: pre_shell_exec\n    when: 'int(command) > 3'\n    deny: x\n",
+    );
+    let payload = json!({"tool_name": "shell_exec", "command": LINE});
+    let stopped = decide_for_reply(&policy, "pre_shell_exec", &payload, ctx("/p"));
+    assert_eq!(stopped.trace.len(), 2);
+    assert_eq!(stopped.errors.len(), 1);
+    let (a, b, _, _) = replies(&policy, "pre_shell_exec", &payload, "/p");
+    assert_eq!(a, b);
+    assert_eq!(a.0, "{}");
+}
+
+#[test]
+fn the_plugin_replies_alike_and_a_decision_log_still_sees_every_rule() {
+    use std::process::Output;
+    let dir = TempDir::new("final-deny-plugin");
+    let policy = dir.write(
+        "policy.yaml",
+        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
+    );
+    let home = common::ChibiHome::install(&[&policy]);
+    let body = serde_json::to_vec(&json!({"tool_name": "shell_exec", "command": LINE})).unwrap();
+    let call = |env: &[(&str, &str)]| -> Output {
+        let mut env = env.to_vec();
+        env.push(("CHIBI_HOOK", "pre_shell_exec"));
+        common::run(&home.plugin(), &[], &env, &body)
+    };
+    let without_log = call(&[]);
+    let log = dir.path().join("decisions.jsonl");
+    let with_log = call(&[("HOOK_POLICY_LOG", log.to_str().unwrap())]);
+    assert!(without_log.status.success() && with_log.status.success());
+    assert_eq!(without_log.stdout, with_log.stdout);
+    let reply: Value = serde_json::from_slice(&without_log.stdout).unwrap();
+    assert_eq!(
+        reply,
+        json!({"denied": true, "reason": "removes files [hook-policy rule: first]"})
+    );
+    // Logged decisions evaluate every candidate: the log says who matched.
+    let record: Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["matched"], json!(["first", "second"]));
+}
