@@ -283,6 +283,7 @@ fn required_words(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
 /// a filter keep nothing and an `exists` find nothing; `exists` over an
 /// empty list and `join` of one are `false` and `""`.
 fn false_without_operand(expr: &IdedExpr, var: &str) -> bool {
+    let expr = crate::expr::native_loops::written_loop(expr).unwrap_or(expr);
     match &expr.expr {
         Expr::Call(call) => match (
             call.func_name.as_str(),
@@ -336,6 +337,7 @@ fn false_without_operand(expr: &IdedExpr, var: &str) -> bool {
 /// with `-`: `var.args.filter(a, !a.startsWith('-') && ...)`, and `map`s
 /// and `filter`s of such a list.
 fn empty_without_operand(expr: &IdedExpr, var: &str) -> bool {
+    let expr = crate::expr::native_loops::written_loop(expr).unwrap_or(expr);
     let Expr::Comprehension(c) = &expr.expr else {
         return false;
     };

@@ -157,7 +157,7 @@ pub fn libraries() -> impl Iterator<Item = Library> {
         register: Register::With(const_sets::register),
     };
     let loops = Library {
-        functions: &[native_loops::EXISTS_IN, native_loops::ALL_IN],
+        functions: &native_loops::FUNCTIONS,
         register: Register::With(native_loops::register),
     };
     fixed.into_iter().chain(ours).chain([in_set, loops])

@@ -27,6 +27,9 @@
 //!   any pending error, so running to the end gives the same result; it
 //!   saves a lookup and an error built per element, and costs a binding
 //!   per remaining element only on a line the loop matched.
+//! - **Loops over strings** (`filter`, `exists`, `all`) whose predicate
+//!   compares the string with literals only: run natively when the range
+//!   is a list of strings, as written otherwise ([`on_strings`]).
 //! - **Negations of boolean tests.** `!E` becomes `E ? false : true` when
 //!   `E` can only give a boolean or an error (a comparison, a logical
 //!   operator, `exists`/`all`, a membership test, `startsWith`, `endsWith`,
@@ -53,6 +56,19 @@ pub const EXISTS_IN: &str = "@exists_in";
 /// `L.all(v, v in SET)`, natively.
 pub const ALL_IN: &str = "@all_in";
 
+mod on_strings;
+pub use on_strings::written_loop;
+
+/// The functions the rewritten trees call, by name.
+pub const FUNCTIONS: [&str; 6] = [
+    EXISTS_IN,
+    ALL_IN,
+    on_strings::FUNCTIONS[0],
+    on_strings::FUNCTIONS[1],
+    on_strings::FUNCTIONS[2],
+    on_strings::FUNCTIONS[3],
+];
+
 /// The functions the rewritten trees call, for the environment.
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload(
@@ -61,7 +77,8 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
         vec![DYN_TYPE, BYTES_TYPE],
         exists_in,
     )?;
-    env.add_overload(ALL_IN, "all_in", vec![DYN_TYPE, BYTES_TYPE], all_in)
+    env.add_overload(ALL_IN, "all_in", vec![DYN_TYPE, BYTES_TYPE], all_in)?;
+    on_strings::register(env)
 }
 
 /// The accumulator the parser's macros name (`@result`).
@@ -72,6 +89,11 @@ const ACCU: &str = "@result";
 /// well as lists) and after any check that reads the tree as written.
 /// Rewriting twice is rewriting once.
 pub fn rewrite_loops(expr: &mut IdedExpr) {
+    // A loop over strings made native keeps the loop as written, already
+    // rewritten, for lists of other values.
+    if written_loop(expr).is_some() {
+        return;
+    }
     for child in children(&mut expr.expr) {
         rewrite_loops(child);
     }
@@ -89,7 +111,7 @@ pub fn rewrite_loops(expr: &mut IdedExpr) {
                 Some(call(function, vec![range, set]))
             } else {
                 cheaper_exists_condition(c);
-                None
+                on_strings::rewrite(c, id)
             }
         }
         Expr::Call(c) if c.func_name == operators::LOGICAL_NOT && c.target.is_none() => {
@@ -305,6 +327,9 @@ fn member_strings<'a>(predicate: &'a IdedExpr, var: &str, out: &mut Vec<&'a str>
 /// Whether `expr` evaluates to a boolean or fails: never to another kind
 /// of value (so `!expr` and `expr ? false : true` agree).
 fn gives_bool_or_error(expr: &IdedExpr) -> bool {
+    if let Some(written) = written_loop(expr) {
+        return gives_bool_or_error(written);
+    }
     match &expr.expr {
         Expr::Comprehension(c) => quantifier(c).is_some(),
         Expr::Call(c) => match (&c.target, c.func_name.as_str()) {

@@ -1,0 +1,413 @@
+//! A loop over strings run natively must give what the loop as written
+//! gives: the same value or the same error, for every range, inside every
+//! construct. Checked on hand-picked cases, on random ranges and
+//! predicates, and on every shipped condition with the packs' test
+//! payloads and the corpora's command lines.
+
+use super::super::rewrite_loops;
+use super::*;
+use crate::expr::{evaluate, parse_fast, strip_ids, EvalError, PayloadResolver};
+use proptest::prelude::*;
+use serde_json::{json, Value as Json};
+
+fn eval(expr: &IdedExpr, payload: &Json) -> Result<Json, EvalError> {
+    let resolver = PayloadResolver {
+        payload,
+        hook: "pre_shell_exec",
+        harness: "chibi",
+        project_root: "/p",
+    };
+    evaluate(expr, &resolver)
+}
+
+/// The tree with lists folded (as conditions were evaluated before any
+/// loop rewrite), and rewritten.
+fn both(source: &str) -> (IdedExpr, IdedExpr) {
+    let mut folded = parse_fast(source).unwrap_or_else(|e| panic!("{source}: {e:?}"));
+    const_sets::fold_constant_lists(&mut folded);
+    let mut rewritten = folded.clone();
+    rewrite_loops(&mut rewritten);
+    (folded, rewritten)
+}
+
+/// How many loops were made native over strings.
+fn natives(expr: &IdedExpr) -> usize {
+    let mut n = 0;
+    crate::expr::ast::visit(expr, &mut |node| {
+        if matches!(&node.expr, Expr::Call(c) if c.func_name == STRINGS_ONLY) {
+            n += 1;
+        }
+    });
+    n
+}
+
+fn same(source: &str, payload: &Json) -> Result<Json, EvalError> {
+    let (folded, rewritten) = both(source);
+    let a = eval(&folded, payload);
+    assert_eq!(a, eval(&rewritten, payload), "{source} on {payload}");
+    a
+}
+
+const SUFFIXES: &str = "!(a.lowerAscii().endsWith('example') || a.lowerAscii().endsWith('sample') || a.lowerAscii().endsWith('.pub'))";
+
+#[test]
+fn loops_over_strings_become_native_and_answer_as_written() {
+    let p = json!({
+        "args": ["-n", "TODO", "src", ".env.Example", "ID_RSA.PUB", "if=/x", "é.PUB"],
+        "none": [], "ints": [1, 2], "mixed": ["a", 1, null], "nested": [["a"]],
+        "m": {"a": 1, "-b": 2}, "s": "abc", "n": 3,
+        "cmd": "grep -rn TODO src .env | head -20",
+    });
+    let filter = format!("args.filter(a, !a.startsWith('-') && {SUFFIXES})");
+    let cases: Vec<(String, Result<Json, ()>)> = vec![
+        (filter.clone(), Ok(json!(["TODO", "src", "if=/x"]))),
+        ("args.filter(a, a == 'src' || 'TODO' == a)".into(), Ok(json!(["TODO", "src"]))),
+        ("args.filter(a, a != 'src' && a.contains('O'))".into(), Ok(json!(["TODO"]))),
+        ("args.filter(a, a.lowerAscii() in ['todo', 'src'])".into(), Ok(json!(["TODO", "src"]))),
+        ("args.filter(a, a.lowerAscii().lowerAscii() == 'todo')".into(), Ok(json!(["TODO"]))),
+        ("args.filter(a, a.lowerAscii().endsWith('.pub'))".into(), Ok(json!(["ID_RSA.PUB", "é.PUB"]))),
+        // lowerAscii leaves other letters alone.
+        ("args.filter(a, a.lowerAscii().startsWith('é.p'))".into(), Ok(json!(["é.PUB"]))),
+        ("args.exists(a, !a.startsWith('-') && a.endsWith('.env'))".into(), Ok(json!(false))),
+        ("args.exists(a, a.startsWith('if='))".into(), Ok(json!(true))),
+        ("args.all(a, !a.startsWith('/'))".into(), Ok(json!(true))),
+        ("args.all(a, a.startsWith('-'))".into(), Ok(json!(false))),
+        ("none.filter(a, a.startsWith('-'))".into(), Ok(json!([]))),
+        ("none.exists(a, a.startsWith('-'))".into(), Ok(json!(false))),
+        ("none.all(a, a.startsWith('-'))".into(), Ok(json!(true))),
+        // Not lists of strings: the loop as written, errors included.
+        ("ints.filter(a, a.startsWith('-'))".into(), Err(())),
+        ("ints.exists(a, a == 'x' || a.endsWith('x'))".into(), Err(())),
+        ("mixed.exists(a, a.startsWith('a'))".into(), Ok(json!(true))),
+        ("mixed.all(a, a.startsWith('a'))".into(), Err(())),
+        ("mixed.filter(a, a == 'a' || a.startsWith('a'))".into(), Err(())),
+        ("nested.filter(a, a.startsWith('a'))".into(), Err(())),
+        ("m.filter(k, !k.startsWith('-'))".into(), Ok(json!(["a"]))),
+        ("m.exists(k, k.startsWith('-'))".into(), Ok(json!(true))),
+        ("s.filter(a, a.startsWith('a'))".into(), Err(())),
+        ("n.exists(a, a.startsWith('a'))".into(), Err(())),
+        ("missing.filter(a, a.startsWith('a'))".into(), Err(())),
+        ("args.nope.all(a, a.startsWith('a'))".into(), Err(())),
+        ("missing.exists(a, a.startsWith('a')) || true".into(), Ok(json!(true))),
+        ("!args.exists(a, a.endsWith('.env'))".into(), Ok(json!(true))),
+        // In the packs' places: the arguments of each command of the line.
+        (
+            format!("cmd.shellCommands().exists(c, c.program in ['grep', 'head'] && c.args.filter(a, !a.startsWith('-') && {SUFFIXES}).join('\\n').matches('(?m)(^|/)\\\\.env$'))"),
+            Ok(json!(true)),
+        ),
+        (
+            "cmd.shellCommands().exists(c, c.program == 'head' && c.args.exists(a, !a.startsWith('-') && !a.startsWith('/')))".into(),
+            Ok(json!(false)),
+        ),
+        (
+            format!("cmd.shellCommands().exists(c, c.args.filter(a, {SUFFIXES}).exists(b, b == 'src'))"),
+            Ok(json!(true)),
+        ),
+    ];
+    for (source, want) in &cases {
+        let got = same(source, &p);
+        match want {
+            Ok(v) => assert_eq!(got.as_ref(), Ok(v), "{source}"),
+            Err(()) => assert!(got.is_err(), "{source}: {got:?}"),
+        }
+        let (_, r) = both(source);
+        assert!(natives(&r) >= 1, "{source} was not rewritten");
+    }
+}
+
+#[test]
+fn other_loops_stay_as_written() {
+    let p = json!({"args": ["a", "b"], "x": "a", "l": [["a"]]});
+    for source in [
+        // The predicate reads something besides the string and literals.
+        "args.filter(a, a.startsWith(x))",
+        "args.filter(a, a == x)",
+        "args.exists(a, size(a) > 1)",
+        "args.filter(a, a.substring(1) == '')",
+        "args.filter(a, a.normalizedPath('/') == '/a')",
+        "args.filter(a, a.startsWith('a') && x == 'a')",
+        "args.filter(a, a.matches('a'))",
+        "args.filter(a, a.upperAscii() == 'A')",
+        "args.filter(a, a in ['a', 1])",
+        "args.filter(a, 'a'.startsWith(a))",
+        "args.filter(a, a.startsWith('a') ? true : false)",
+        "args.exists_one(a, a.startsWith('a'))",
+        "args.map(a, a.startsWith('a'))",
+        // A range that is not a name or its fields (evaluated once only).
+        "['a', 'b'].filter(a, a.startsWith('a'))",
+        "args.filter(a, a.startsWith('a')).exists(b, b.startsWith('a'))",
+        "l[0].exists(a, a.startsWith('a'))",
+        // Membership loops have their own native form.
+        "args.exists(a, a in ['a', 'c'])",
+    ] {
+        let (_, r) = both(source);
+        let inner_native = source.starts_with("args.filter(a, a.startsWith('a')).exists");
+        assert_eq!(natives(&r), usize::from(inner_native), "{source}");
+        same(source, &p).unwrap_or_else(|e| panic!("{source}: {e}"));
+    }
+}
+
+#[test]
+fn rewriting_twice_is_rewriting_once() {
+    for source in [
+        &format!("cmd.shellCommands().exists(c, c.program == 'cat' && c.args.filter(a, !a.startsWith('-') && {SUFFIXES}).exists(p, p.endsWith('x')))"),
+        "!l.exists(x, x.startsWith('a')) && l.all(x, x != 'b')",
+    ] {
+        let (_, once) = both(source);
+        let mut twice = once.clone();
+        rewrite_loops(&mut twice);
+        assert_eq!(strip_ids(&once), strip_ids(&twice), "{source}");
+        assert_eq!(once, twice, "{source}");
+    }
+}
+
+#[test]
+fn source_cannot_call_the_natives() {
+    for f in FUNCTIONS {
+        assert!(parse_fast(&format!("{f}(x, b'')")).is_err(), "{f}");
+    }
+}
+
+#[test]
+fn a_damaged_program_is_an_error_not_a_panic() {
+    let (_, good) = both("l.filter(x, x.startsWith('a') || x.lowerAscii() in ['b'])");
+    let with = |program: Vec<u8>| {
+        let mut e = good.clone();
+        let Expr::Call(c) = &mut e.expr else { panic!() };
+        let Expr::Call(native) = &mut c.args[1].expr else {
+            panic!()
+        };
+        native.args[1].expr = Expr::Literal(LiteralValue::Bytes(CelBytes::from(program)));
+        e
+    };
+    let Expr::Call(c) = &good.expr else { panic!() };
+    let Expr::Call(native) = &c.args[1].expr else {
+        panic!()
+    };
+    let Expr::Literal(LiteralValue::Bytes(program)) = &native.args[1].expr else {
+        panic!()
+    };
+    let program = program.inner().to_vec();
+    let p = json!({"l": ["b", "a"]});
+    assert_eq!(eval(&with(program.clone()), &p), Ok(json!(["b", "a"])));
+    let mut damaged = vec![
+        Vec::new(),
+        vec![9],
+        vec![NOT; 100],
+        vec![TEST, 9, 0, 0, 0, 0, 0],
+    ];
+    for cut in 1..program.len() {
+        damaged.push(program[..cut].to_vec());
+    }
+    let mut longer = program.clone();
+    longer.push(0);
+    damaged.push(longer);
+    let mut odd = program.clone();
+    odd[3] = 0xff;
+    damaged.push(odd);
+    for program in damaged {
+        let got = eval(&with(program.clone()), &p);
+        assert!(
+            matches!(&got, Err(e) if e.0.contains("damaged string program")),
+            "{program:?}: {got:?}"
+        );
+    }
+}
+
+// ---- random ranges and predicates ----------------------------------------
+
+fn pool() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "a", "A", "", "-", "-f", "--x", "ab", "Ab", "bA", ".env", ".ENV", "x.pub", "X.PUB", "é",
+        "É", "e\u{301}", "\u{0}", "if=", "if=a", "1",
+    ])
+    .prop_map(str::to_string)
+}
+
+fn cel_string(s: &str) -> String {
+    let mut out = String::from("'");
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// An element of a range: mostly strings, and every other JSON kind.
+fn element() -> impl Strategy<Value = Json> {
+    prop_oneof![
+        8 => pool().prop_map(Json::from),
+        1 => prop::sample::select(vec![json!(1), json!(-1), json!(1.5), json!(true),
+            json!(null), json!(["a"]), json!({"a": 1}), json!([])]),
+    ]
+}
+
+/// The range looped over: a payload field of any kind, or one that fails.
+fn range() -> impl Strategy<Value = (String, Json)> {
+    prop_oneof![
+        8 => prop::collection::vec(element(), 0..6).prop_map(|l| ("r".to_string(), json!({"r": l}))),
+        1 => prop::collection::btree_map(pool(), Just(1), 0..4)
+            .prop_map(|m| ("r".to_string(), json!({"r": m}))),
+        1 => element().prop_map(|e| ("r".to_string(), json!({"r": e}))),
+        1 => prop::collection::vec(element(), 0..4).prop_map(|l| ("o.r".to_string(), json!({"o": {"r": l}}))),
+        1 => prop::sample::select(vec!["missing", "r.nope", "o.missing"])
+            .prop_map(|e| (e.to_string(), json!({"r": ["a"], "o": {}}))),
+    ]
+}
+
+/// The string tested: the loop variable, or its lowercase form.
+fn subject() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "v",
+        "v",
+        "v.lowerAscii()",
+        "v.lowerAscii().lowerAscii()",
+    ])
+}
+
+/// One test of `v`: the shapes made native, and some that are not.
+fn atom() -> impl Strategy<Value = String> {
+    let list = prop::collection::vec(pool(), 0..4).prop_map(|l| {
+        l.iter()
+            .map(|s| cel_string(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    prop_oneof![
+        3 => (subject(), prop::sample::select(vec!["startsWith", "endsWith", "contains"]), pool())
+            .prop_map(|(s, f, lit)| format!("{s}.{f}({})", cel_string(&lit))),
+        2 => (subject(), prop::sample::select(vec!["==", "!="]), pool(), any::<bool>())
+            .prop_map(|(s, op, lit, flip)| if flip {
+                format!("{} {op} {s}", cel_string(&lit))
+            } else {
+                format!("{s} {op} {}", cel_string(&lit))
+            }),
+        2 => (subject(), list).prop_map(|(s, l)| format!("{s} in [{l}]")),
+        1 => Just("v in ['a', 1]".to_string()),
+        1 => Just("size(v) > 1".to_string()),
+        1 => Just("v == 1".to_string()),
+        1 => Just("true".to_string()),
+    ]
+}
+
+/// A predicate: atoms joined by `&&`, `||` and `!`.
+fn predicate() -> impl Strategy<Value = String> {
+    atom().prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} && {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} || {b})")),
+            inner.prop_map(|a| format!("!({a})")),
+        ]
+    })
+}
+
+/// Where the loop sits.
+fn context() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "R.filter(v, P)",
+        "R.exists(v, P)",
+        "R.all(v, P)",
+        "!R.exists(v, P)",
+        "R.exists(v, P) || true",
+        "R.all(v, P) && false",
+        "R.filter(v, P).size()",
+        "R.filter(v, P).join(',')",
+        "R.filter(v, P).map(w, w + '!')",
+        "[1, 2].exists(w, R.all(v, P))",
+        "R.exists(v, !(P))",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn native_and_written_loops_agree(
+        (range, payload) in range(),
+        predicate in predicate(),
+        shape in context(),
+    ) {
+        let source = shape.replace('R', &range).replace('P', &predicate);
+        let (folded, rewritten) = both(&source);
+        prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
+    }
+}
+
+// ---- the shipped conditions ------------------------------------------------
+
+fn repo() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every shell rule condition of the packs and policies/ that has a loop
+/// made native here: (id, tree with lists folded, tree rewritten).
+fn rewritten_shell_conditions() -> Vec<(String, IdedExpr, IdedExpr)> {
+    let (set, diags) = crate::load::load(&[repo().join("packs"), repo().join("policies")]);
+    assert!(diags.is_empty(), "{diags:?}");
+    set.rules
+        .iter()
+        .filter(|r| r.rule.hook.names().iter().any(|h| h == "pre_shell_exec"))
+        .filter_map(|r| {
+            let (folded, rewritten) = both(r.rule.when.as_deref()?);
+            (natives(&rewritten) > 0).then(|| (r.rule.id.clone(), folded, rewritten))
+        })
+        .collect()
+}
+
+/// The command lines of the corpora (every field of every line: any
+/// string is a fair input).
+fn corpus_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for name in [
+        "benign.tsv",
+        "dangerous.tsv",
+        "shell.tsv",
+        "secret_paths.tsv",
+    ] {
+        let text = std::fs::read_to_string(repo().join("tests/corpora").join(name)).unwrap();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            lines.extend(line.split('\t').filter(|f| f.len() > 2).map(str::to_string));
+        }
+    }
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+#[test]
+fn shipped_conditions_decide_alike_on_the_corpora() {
+    let conditions = rewritten_shell_conditions();
+    let ids: Vec<&str> = conditions.iter().map(|(id, _, _)| id.as_str()).collect();
+    for id in ["secrets.read-secret-file", "secrets.read-secret-file-git"] {
+        assert!(ids.contains(&id), "{id} has no native loop: {ids:?}");
+    }
+    let lines = corpus_lines();
+    assert!(lines.len() >= 2_000, "{} lines", lines.len());
+    let mut denials = 0;
+    for line in &lines {
+        let payload = json!({"command": line});
+        for root in ["/proj", "/home/user/project"] {
+            let resolver = PayloadResolver {
+                payload: &payload,
+                hook: "pre_shell_exec",
+                harness: "chibi",
+                project_root: root,
+            };
+            for (id, folded, rewritten) in &conditions {
+                let a = crate::expr::evaluate_bool(folded, &resolver);
+                assert_eq!(
+                    a,
+                    crate::expr::evaluate_bool(rewritten, &resolver),
+                    "{id} on {line}"
+                );
+                denials += usize::from(a == Ok(true));
+            }
+        }
+    }
+    assert!(denials >= 100, "{denials} denials");
+}
