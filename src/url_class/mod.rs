@@ -471,10 +471,7 @@ fn verdict_for_ip(ip: IpAddr) -> HostVerdict {
     let address = classify_ip(ip);
     HostVerdict {
         class: address.class,
-        host: match ip {
-            IpAddr::V4(v4) => dotted_quad::dotted_quad(v4),
-            IpAddr::V6(v6) => v6.to_string(),
-        },
+        host: dotted_quad::ip_text(ip),
         ip: Some(address.reached),
         embedded_ip: None,
         embedded_class: None,
