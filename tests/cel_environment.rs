@@ -383,5 +383,8 @@ fn split_and_substring_alone_evaluate_as_the_extension() {
         errors += usize::from(full.is_err());
     }
     // Out-of-range indices are most of the ranges tried; both kinds abound.
-    assert!(errors > 500 && sources.len() - errors > 400, "{errors} errors");
+    assert!(
+        errors > 500 && sources.len() - errors > 400,
+        "{errors} errors"
+    );
 }

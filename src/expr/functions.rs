@@ -38,36 +38,46 @@ pub const REGISTRARS: &[(&str, Registrar)] = &[
         member_overload!(env, "shellCommands", "string.shellCommands()", fn shell_commands: (CelString) -> CelList)?;
         member_overload!(env, "shellCommands", "string.shellCommands(string)", fn shell_commands_in: (CelString, CelString) -> CelList)
     }),
-    ("shellOpaque", |env| {
-        member_overload!(env, "shellOpaque", "string.shellOpaque()", fn shell_opaque: (CelString) -> CelBool)
-    }),
-    ("runs", |env| {
-        member_overload!(env, "runs", "string.runs(string)", fn runs: (CelString, CelString) -> Result<CelBool>)
-    }),
-    ("runsWith", |env| {
-        member_overload!(env, "runsWith", "string.runsWith(string,list)", fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>)
-    }),
-    ("urlClass", |env| {
-        member_overload!(env, "urlClass", "string.urlClass()", fn url_class: (CelString) -> CelString)
-    }),
-    ("urlHost", |env| {
-        member_overload!(env, "urlHost", "string.urlHost()", fn url_host: (CelString) -> CelString)
-    }),
-    ("isInternalUrl", |env| {
-        member_overload!(env, "isInternalUrl", "string.isInternalUrl()", fn is_internal_url: (CelString) -> CelBool)
-    }),
-    ("hostMatches", |env| {
-        member_overload!(env, "hostMatches", "string.hostMatches(string)", fn host_matches: (CelString, CelString) -> CelBool)
-    }),
-    ("normalizedPath", |env| {
-        member_overload!(env, "normalizedPath", "string.normalizedPath(string)", fn normalized_path: (CelString, CelString) -> CelString)
-    }),
-    ("isWithin", |env| {
-        member_overload!(env, "isWithin", "string.isWithin(string)", fn is_within: (CelString, CelString) -> CelBool)
-    }),
-    ("pathMatches", |env| {
-        member_overload!(env, "pathMatches", "string.pathMatches(string,string)", fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>)
-    }),
+    (
+        "shellOpaque",
+        |env| member_overload!(env, "shellOpaque", "string.shellOpaque()", fn shell_opaque: (CelString) -> CelBool),
+    ),
+    (
+        "runs",
+        |env| member_overload!(env, "runs", "string.runs(string)", fn runs: (CelString, CelString) -> Result<CelBool>),
+    ),
+    (
+        "runsWith",
+        |env| member_overload!(env, "runsWith", "string.runsWith(string,list)", fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>),
+    ),
+    (
+        "urlClass",
+        |env| member_overload!(env, "urlClass", "string.urlClass()", fn url_class: (CelString) -> CelString),
+    ),
+    (
+        "urlHost",
+        |env| member_overload!(env, "urlHost", "string.urlHost()", fn url_host: (CelString) -> CelString),
+    ),
+    (
+        "isInternalUrl",
+        |env| member_overload!(env, "isInternalUrl", "string.isInternalUrl()", fn is_internal_url: (CelString) -> CelBool),
+    ),
+    (
+        "hostMatches",
+        |env| member_overload!(env, "hostMatches", "string.hostMatches(string)", fn host_matches: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "normalizedPath",
+        |env| member_overload!(env, "normalizedPath", "string.normalizedPath(string)", fn normalized_path: (CelString, CelString) -> CelString),
+    ),
+    (
+        "isWithin",
+        |env| member_overload!(env, "isWithin", "string.isWithin(string)", fn is_within: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "pathMatches",
+        |env| member_overload!(env, "pathMatches", "string.pathMatches(string,string)", fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>),
+    ),
     // The library's `matches` (its `regex` feature is off), with the ids it used.
     ("matches", |env| {
         overload!(env, "matches", "matches", fn matches: (CelString, CelString) -> Result<CelBool>)?;

@@ -19,12 +19,14 @@ use cel::ExecutionError;
 
 /// The functions registered here, each alone with all its overloads.
 pub const FUNCTIONS: &[(&str, Registrar)] = &[
-    ("contains", |env| {
-        member_overload!(env, "contains", "string.contains(string)", fn contains: (CelString, CelString) -> CelBool)
-    }),
-    ("endsWith", |env| {
-        member_overload!(env, "endsWith", "string.endsWith(string)", fn ends_with: (CelString, CelString) -> CelBool)
-    }),
+    (
+        "contains",
+        |env| member_overload!(env, "contains", "string.contains(string)", fn contains: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "endsWith",
+        |env| member_overload!(env, "endsWith", "string.endsWith(string)", fn ends_with: (CelString, CelString) -> CelBool),
+    ),
     // `size`'s overloads in the standard library's order: bytes, list, map,
     // then string.
     ("size", |env| {
@@ -37,9 +39,10 @@ pub const FUNCTIONS: &[(&str, Registrar)] = &[
         overload!(env, "size", "size_string", fn string_size: (CelString) -> CelInt)?;
         member_overload!(env, "size", "string_size", fn string_size: (CelString) -> CelInt)
     }),
-    ("startsWith", |env| {
-        member_overload!(env, "startsWith", "string.startsWith(string)", fn starts_with: (CelString, CelString) -> CelBool)
-    }),
+    (
+        "startsWith",
+        |env| member_overload!(env, "startsWith", "string.startsWith(string)", fn starts_with: (CelString, CelString) -> CelBool),
+    ),
 ];
 
 fn contains(this: &CelString<'_>, needle: &CelString<'_>) -> CelBool {

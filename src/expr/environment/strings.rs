@@ -28,9 +28,10 @@ pub const FUNCTIONS: &[(&str, Registrar)] = &[
             join_with_separator,
         )
     }),
-    ("lowerAscii", |env| {
-        member_overload!(env, "lowerAscii", "string.lowerAscii()", fn lower_ascii: (CelString) -> CelString)
-    }),
+    (
+        "lowerAscii",
+        |env| member_overload!(env, "lowerAscii", "string.lowerAscii()", fn lower_ascii: (CelString) -> CelString),
+    ),
     ("split", |env| {
         member_overload!(env, "split", "string.split(string)", fn split: (CelString, CelString) -> CelList)?;
         member_overload!(env, "split", "string.split(string,int)", fn split_at_most: (CelString, CelString, CelInt) -> CelList)
@@ -95,7 +96,10 @@ fn strings(pieces: Vec<&str>) -> CelList<'static> {
 }
 
 /// The characters from `start` (counted in characters) to the end.
-fn substring_from(this: &CelString<'_>, start: &CelInt) -> Result<CelString<'static>, ExecutionError> {
+fn substring_from(
+    this: &CelString<'_>,
+    start: &CelInt,
+) -> Result<CelString<'static>, ExecutionError> {
     let length = this.inner().chars().count() as i64;
     let start = *start.inner();
     if !(0..=length).contains(&start) {

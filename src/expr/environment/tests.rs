@@ -164,7 +164,10 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
     let lists = libraries_declaring("flatten").unwrap();
     assert_eq!(bits_of("x.reverse()"), Needs::Libraries(strings | lists));
     // The strings extension stands in for its part.
-    assert_eq!(bits_of("x.lowerAscii()"), Needs::Libraries(index("lowerAscii")));
+    assert_eq!(
+        bits_of("x.lowerAscii()"),
+        Needs::Libraries(index("lowerAscii"))
+    );
     assert_eq!(
         bits_of("x.lowerAscii().split('/')"),
         Needs::Libraries(index("lowerAscii") | index("split"))
