@@ -490,18 +490,25 @@ impl UrlMatcher {
         let path_ok = self.path.as_ref().is_none_or(|re| re.is_match(&info.path));
         (class_ok && host_ok && domain_ok && registrable_ok && scheme_ok && port_ok && path_ok)
             .then(|| {
-                let mut why = format!(
-                    "{} ({})",
-                    if info.host.is_empty() {
-                        "no host"
-                    } else {
-                        &info.host
-                    },
-                    info.class.as_str()
+                // `host (class): first reason`, pushed rather than
+                // formatted: a warm URL decision writes it for each rule.
+                let host = if info.host.is_empty() {
+                    "no host"
+                } else {
+                    &info.host
+                };
+                let class = info.class.as_str();
+                let reason = info.reasons.first();
+                let mut why = String::with_capacity(
+                    host.len() + class.len() + reason.map_or(0, String::len) + 5,
                 );
-                if let Some(r) = info.reasons.first() {
+                why.push_str(host);
+                why.push_str(" (");
+                why.push_str(class);
+                why.push(')');
+                if let Some(reason) = reason {
                     why.push_str(": ");
-                    why.push_str(r);
+                    why.push_str(reason);
                 }
                 why
             })

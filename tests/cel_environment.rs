@@ -339,3 +339,52 @@ fn an_unknown_function_fails_as_before_through_the_cli() {
         assert_eq!(&common::stdout_json(&evaluated), reply, "{command}");
     }
 }
+
+/// `split` and `substring`, registered alone for conditions that call them
+/// without the rest of the strings extension, give the extension's values
+/// and errors on every small limit and range, Unicode text included.
+#[test]
+fn split_and_substring_alone_evaluate_as_the_extension() {
+    let payload = json!({});
+    let resolver = PayloadResolver {
+        payload: &payload,
+        hook: "pre_tool",
+        harness: "chibi",
+        project_root: "/proj",
+    };
+    let texts = ["", "a", "a,b", ",a,,b,", "ÀbÇ", "héllo wörld", "aaa"];
+    let mut sources = Vec::new();
+    for text in texts {
+        for separator in ["", ",", "a", "ö", "xyz"] {
+            sources.push(format!("'{text}'.split('{separator}')"));
+            for limit in -2..=4 {
+                sources.push(format!("'{text}'.split('{separator}', {limit})"));
+            }
+        }
+        for start in -1..=12 {
+            sources.push(format!("'{text}'.substring({start})"));
+            for end in -1..=12 {
+                sources.push(format!("'{text}'.substring({start}, {end})"));
+            }
+        }
+    }
+    let mut environments = Environments::default();
+    let mut errors = 0;
+    for source in &sources {
+        let expr = parse_fast(source).unwrap();
+        let needed = needs(&expr);
+        assert!(
+            matches!(needed, Needs::Libraries(bits) if bits.count_ones() == 1),
+            "{source} needs {needed:?}"
+        );
+        let full = evaluate_in(env().clone(), &expr, &resolver);
+        let alone = evaluate_in(environments.for_needs(needed), &expr, &resolver);
+        assert_eq!(alone, full, "{source}");
+        errors += usize::from(full.is_err());
+    }
+    // Out-of-range indices are most of the ranges tried; both kinds abound.
+    assert!(
+        errors > 500 && sources.len() - errors > 400,
+        "{errors} errors"
+    );
+}

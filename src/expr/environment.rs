@@ -31,10 +31,12 @@
 //! order, so every function keeps its overloads in the full environment's
 //! order; otherwise the environment is built again, in order.
 
+pub(crate) mod overload;
 mod standard;
 mod strings;
 
-use super::{const_sets, functions, native_loops};
+use super::functions::{self, Registrar};
+use super::{const_sets, native_loops};
 use cel::common::ast::{operators, Expr, IdedExpr};
 use cel::{DeclarationError, Env};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -94,7 +96,7 @@ pub const STDLIB_TYPES: &[&str] = &[
 ];
 
 /// The strings extension's functions, but for those [`strings`] registers
-/// alone (`lowerAscii`, `join`), listed there.
+/// alone (`lowerAscii`, `join`, `split`, `substring`), listed there.
 const STRINGS_FUNCTIONS: &[&str] = &[
     "charAt",
     "format",
@@ -102,9 +104,7 @@ const STRINGS_FUNCTIONS: &[&str] = &[
     "lastIndexOf",
     "replace",
     "reverse",
-    "split",
     "strings.quote",
-    "substring",
     "trim",
     "upperAscii",
 ];
@@ -119,39 +119,29 @@ const LISTS_FUNCTIONS: &[&str] = &[
     "sort",
 ];
 
-/// The libraries of the full environment, in the order it registers them.
+/// One library per function of `registrars`.
+fn each_alone(registrars: &'static [(&'static str, Registrar)]) -> impl Iterator<Item = Library> {
+    registrars.iter().map(|(name, register)| Library {
+        functions: std::slice::from_ref(name),
+        register: Register::With(*register),
+    })
+}
+
+/// The libraries of the full environment, in the order it registers them,
+/// each whole followed by its parts (see [`PARTS`]).
 pub fn libraries() -> impl Iterator<Item = Library> {
-    let fixed = [
-        Library {
-            functions: STDLIB_FUNCTIONS,
-            register: Register::Stdlib,
-        },
-        // Not in the full environment: part of the standard library, for an
-        // environment without the rest (see `PARTS`).
-        Library {
-            functions: standard::FUNCTIONS,
-            register: Register::With(standard::register),
-        },
-        Library {
-            functions: STRINGS_FUNCTIONS,
-            register: Register::With(cel::extensions::strings),
-        },
-        // Not in the full environment either: part of the strings extension.
-        Library {
-            functions: strings::FUNCTIONS,
-            register: Register::With(strings::register),
-        },
-        Library {
-            functions: LISTS_FUNCTIONS,
-            register: Register::With(cel::extensions::lists),
-        },
-    ];
-    let ours = functions::REGISTRARS
-        .iter()
-        .map(|(name, register)| Library {
-            functions: std::slice::from_ref(name),
-            register: Register::With(*register),
-        });
+    let stdlib = Library {
+        functions: STDLIB_FUNCTIONS,
+        register: Register::Stdlib,
+    };
+    let strings = Library {
+        functions: STRINGS_FUNCTIONS,
+        register: Register::With(cel::extensions::strings),
+    };
+    let lists = Library {
+        functions: LISTS_FUNCTIONS,
+        register: Register::With(cel::extensions::lists),
+    };
     let in_set = Library {
         functions: &[const_sets::IN_SET],
         register: Register::With(const_sets::register),
@@ -160,7 +150,14 @@ pub fn libraries() -> impl Iterator<Item = Library> {
         functions: &native_loops::FUNCTIONS,
         register: Register::With(native_loops::register),
     };
-    fixed.into_iter().chain(ours).chain([in_set, loops])
+    // The parts are not in the full environment: its wholes register them.
+    std::iter::once(stdlib)
+        .chain(each_alone(standard::FUNCTIONS))
+        .chain([strings])
+        .chain(each_alone(strings::FUNCTIONS))
+        .chain([lists])
+        .chain(each_alone(functions::REGISTRARS))
+        .chain([in_set, loops])
 }
 
 /// What evaluating an expression needs of the environment.
@@ -173,18 +170,26 @@ pub enum Needs {
     Everything,
 }
 
+/// `count` bits from position `from`.
+const fn bits(from: usize, count: usize) -> u64 {
+    ((1 << count) - 1) << from
+}
+
 const STDLIB: u64 = 1;
+const STANDARD_PARTS: u64 = bits(1, standard::FUNCTIONS.len());
+const STRINGS: u64 = 1 << (1 + standard::FUNCTIONS.len());
+const STRINGS_PARTS: u64 = bits(2 + standard::FUNCTIONS.len(), strings::FUNCTIONS.len());
 
-/// The libraries that register part of another alone, for an environment
-/// without the rest: (the whole, its part). The whole declares its part's
-/// functions too, so it stands in for the part when both are wanted.
-const PARTS: [(u64, u64); 2] = [(STDLIB, 1 << 1), (1 << 2, 1 << 3)];
+/// The libraries that register parts of another alone, for an environment
+/// without the rest: (the whole, its parts). The whole declares its parts'
+/// functions too, so it stands in for them when both are wanted.
+const PARTS: [(u64, u64); 2] = [(STDLIB, STANDARD_PARTS), (STRINGS, STRINGS_PARTS)];
 
-/// `libraries`, with each whole standing in for its part.
+/// `libraries`, with each whole standing in for its parts.
 fn with_wholes_for_parts(mut libraries: u64) -> u64 {
-    for (whole, part) in PARTS {
+    for (whole, parts) in PARTS {
         if libraries & whole != 0 {
-            libraries &= !part;
+            libraries &= !parts;
         }
     }
     libraries

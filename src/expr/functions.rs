@@ -18,6 +18,7 @@
 //! ```
 
 use super::commands::{self, CommandView};
+use super::environment::overload::{member_overload, overload};
 use super::regex_match::matches;
 use crate::{paths, url_class};
 use cel::common::types::{CelBool, CelList, CelMap, CelMapKey, CelString};
@@ -34,53 +35,53 @@ pub type Registrar = fn(&mut Env) -> Result<(), DeclarationError>;
 /// entry here.
 pub const REGISTRARS: &[(&str, Registrar)] = &[
     ("shellCommands", |env| {
-        cel::add_member_overload!(env, fn shell_commands: (CelString) -> CelList)?;
-        cel::add_member_overload!(env, fn shell_commands_in: (CelString, CelString) -> CelList, name = "shellCommands")
+        member_overload!(env, "shellCommands", "string.shellCommands()", fn shell_commands: (CelString) -> CelList)?;
+        member_overload!(env, "shellCommands", "string.shellCommands(string)", fn shell_commands_in: (CelString, CelString) -> CelList)
     }),
     (
         "shellOpaque",
-        |env| cel::add_member_overload!(env, fn shell_opaque: (CelString) -> CelBool),
+        |env| member_overload!(env, "shellOpaque", "string.shellOpaque()", fn shell_opaque: (CelString) -> CelBool),
     ),
     (
         "runs",
-        |env| cel::add_member_overload!(env, fn runs: (CelString, CelString) -> Result<CelBool>),
+        |env| member_overload!(env, "runs", "string.runs(string)", fn runs: (CelString, CelString) -> Result<CelBool>),
     ),
     (
         "runsWith",
-        |env| cel::add_member_overload!(env, fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>),
+        |env| member_overload!(env, "runsWith", "string.runsWith(string,list)", fn runs_with: (CelString, CelString, CelList) -> Result<CelBool>),
     ),
     (
         "urlClass",
-        |env| cel::add_member_overload!(env, fn url_class: (CelString) -> CelString),
+        |env| member_overload!(env, "urlClass", "string.urlClass()", fn url_class: (CelString) -> CelString),
     ),
     (
         "urlHost",
-        |env| cel::add_member_overload!(env, fn url_host: (CelString) -> CelString),
+        |env| member_overload!(env, "urlHost", "string.urlHost()", fn url_host: (CelString) -> CelString),
     ),
     (
         "isInternalUrl",
-        |env| cel::add_member_overload!(env, fn is_internal_url: (CelString) -> CelBool),
+        |env| member_overload!(env, "isInternalUrl", "string.isInternalUrl()", fn is_internal_url: (CelString) -> CelBool),
     ),
     (
         "hostMatches",
-        |env| cel::add_member_overload!(env, fn host_matches: (CelString, CelString) -> CelBool),
+        |env| member_overload!(env, "hostMatches", "string.hostMatches(string)", fn host_matches: (CelString, CelString) -> CelBool),
     ),
     (
         "normalizedPath",
-        |env| cel::add_member_overload!(env, fn normalized_path: (CelString, CelString) -> CelString),
+        |env| member_overload!(env, "normalizedPath", "string.normalizedPath(string)", fn normalized_path: (CelString, CelString) -> CelString),
     ),
     (
         "isWithin",
-        |env| cel::add_member_overload!(env, fn is_within: (CelString, CelString) -> CelBool),
+        |env| member_overload!(env, "isWithin", "string.isWithin(string)", fn is_within: (CelString, CelString) -> CelBool),
     ),
     (
         "pathMatches",
-        |env| cel::add_member_overload!(env, fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>),
+        |env| member_overload!(env, "pathMatches", "string.pathMatches(string,string)", fn path_matches: (CelString, CelString, CelString) -> Result<CelBool>),
     ),
     // The library's `matches` (its `regex` feature is off), with the ids it used.
     ("matches", |env| {
-        cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>, id = "matches")?;
-        cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)
+        overload!(env, "matches", "matches", fn matches: (CelString, CelString) -> Result<CelBool>)?;
+        member_overload!(env, "matches", "string.matches(string)", fn matches: (CelString, CelString) -> Result<CelBool>)
     }),
 ];
 

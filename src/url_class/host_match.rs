@@ -7,6 +7,7 @@
 //! is by whole labels, so a pattern can never match in the middle of a label
 //! (`evil-example.com`) or as a prefix (`example.com.evil.net`).
 
+use super::dotted_quad::{dotted_quad, ip_text};
 use std::net::IpAddr;
 
 use ipnet::IpNet;
@@ -21,7 +22,7 @@ pub fn normalize_host_text(text: &str) -> Option<String> {
         .and_then(|t| t.strip_suffix(']'))
         .unwrap_or(trimmed);
     if let Ok(ip) = unbracketed.parse::<IpAddr>() {
-        return Some(ip.to_string());
+        return Some(ip_text(ip));
     }
     let without_dot = unbracketed.trim_end_matches('.');
     if without_dot.is_empty() {
@@ -29,7 +30,7 @@ pub fn normalize_host_text(text: &str) -> Option<String> {
     }
     match url::Host::parse(without_dot).ok()? {
         url::Host::Domain(domain) => Some(domain.trim_end_matches('.').to_string()),
-        url::Host::Ipv4(v4) => Some(v4.to_string()),
+        url::Host::Ipv4(v4) => Some(dotted_quad(v4)),
         url::Host::Ipv6(v6) => Some(v6.to_string()),
     }
 }

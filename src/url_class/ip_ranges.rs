@@ -260,11 +260,20 @@ pub(crate) fn classify_ip(ip: IpAddr) -> AddressVerdict {
             AddressVerdict {
                 class,
                 reached: ip,
-                reasons: vec![format!("{v4} is in {why}")],
+                reasons: vec![in_block(v4, why)],
             }
         }
         IpAddr::V6(v6) => classify_ipv6(v6),
     }
+}
+
+/// `{v4} is in {why}`, the reason naming an IPv4 address's block.
+fn in_block(v4: Ipv4Addr, why: &str) -> String {
+    let mut reason = String::with_capacity(22 + why.len());
+    super::dotted_quad::push_dotted_quad(&mut reason, v4);
+    reason.push_str(" is in ");
+    reason.push_str(why);
+    reason
 }
 
 fn classify_ipv4(ip: Ipv4Addr) -> (UrlClass, &'static str) {
@@ -289,7 +298,7 @@ fn classify_ipv6(ip: Ipv6Addr) -> AddressVerdict {
                 reached: IpAddr::V4(v4),
                 reasons: vec![
                     format!("{form} IPv6 address {ip} reaches IPv4 {v4}"),
-                    format!("{v4} is in {why}"),
+                    in_block(v4, why),
                 ],
             };
         }

@@ -21,6 +21,7 @@
 //! address (DNS rebinding, or a record the attacker controls) is classified
 //! `Public`; only a check on the resolved socket address can catch that.
 
+mod dotted_quad;
 mod embedded_ip;
 mod host_match;
 mod ip_ranges;
@@ -470,7 +471,7 @@ fn verdict_for_ip(ip: IpAddr) -> HostVerdict {
     let address = classify_ip(ip);
     HostVerdict {
         class: address.class,
-        host: ip.to_string(),
+        host: dotted_quad::ip_text(ip),
         ip: Some(address.reached),
         embedded_ip: None,
         embedded_class: None,

@@ -1,5 +1,5 @@
 //! The standard library's `contains`, `startsWith`, `endsWith` and `size`,
-//! registered without the rest of it.
+//! each registered alone, without the rest of it.
 //!
 //! Shipped conditions call these far more than any other standard function,
 //! and the `cel` crate registers its standard library only as a whole (about
@@ -8,32 +8,42 @@
 //! order as `Env::with_stdlib` declares them, computing the same results.
 //! A differential test holds them to the standard library's, argument
 //! types and errors included. An environment has either these or the
-//! standard library, never both.
+//! standard library, never both; a condition gets only the ones it calls.
 
+use super::overload::{member_overload, overload};
+use crate::expr::functions::Registrar;
 use cel::common::traits::Sizer;
 use cel::common::types::{CelBool, CelBytes, CelInt, CelString, LIST_TYPE, MAP_TYPE};
 use cel::common::value::CowVal;
-use cel::{DeclarationError, Env, ExecutionError};
+use cel::ExecutionError;
 
-/// The functions registered here.
-pub const FUNCTIONS: &[&str] = &["contains", "endsWith", "size", "startsWith"];
-
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
+/// The functions registered here, each alone with all its overloads.
+pub const FUNCTIONS: &[(&str, Registrar)] = &[
+    (
+        "contains",
+        |env| member_overload!(env, "contains", "string.contains(string)", fn contains: (CelString, CelString) -> CelBool),
+    ),
+    (
+        "endsWith",
+        |env| member_overload!(env, "endsWith", "string.endsWith(string)", fn ends_with: (CelString, CelString) -> CelBool),
+    ),
     // `size`'s overloads in the standard library's order: bytes, list, map,
     // then string.
-    cel::add_overload!(env, fn bytes_size: (CelBytes) -> CelInt, name = "size", id = "size_bytes")?;
-    cel::add_member_overload!(env, fn bytes_size: (CelBytes) -> CelInt, name = "size", id = "bytes_size")?;
-    env.add_overload("size", "size_list", vec![LIST_TYPE], sizer_size)?;
-    env.add_member_overload("size", "list_size", LIST_TYPE, vec![], sizer_size)?;
-    env.add_overload("size", "size_map", vec![MAP_TYPE], sizer_size)?;
-    env.add_member_overload("size", "map_size", MAP_TYPE, vec![], sizer_size)?;
-    cel::add_member_overload!(env, fn contains: (CelString, CelString) -> CelBool)?;
-    cel::add_member_overload!(env, fn ends_with: (CelString, CelString) -> CelBool)?;
-    cel::add_overload!(env, fn string_size: (CelString) -> CelInt, name = "size", id = "size_string")?;
-    cel::add_member_overload!(env, fn string_size: (CelString) -> CelInt, name = "size", id = "string_size")?;
-    cel::add_member_overload!(env, fn starts_with: (CelString, CelString) -> CelBool)?;
-    Ok(())
-}
+    ("size", |env| {
+        overload!(env, "size", "size_bytes", fn bytes_size: (CelBytes) -> CelInt)?;
+        member_overload!(env, "size", "bytes_size", fn bytes_size: (CelBytes) -> CelInt)?;
+        env.add_overload("size", "size_list", vec![LIST_TYPE], sizer_size)?;
+        env.add_member_overload("size", "list_size", LIST_TYPE, vec![], sizer_size)?;
+        env.add_overload("size", "size_map", vec![MAP_TYPE], sizer_size)?;
+        env.add_member_overload("size", "map_size", MAP_TYPE, vec![], sizer_size)?;
+        overload!(env, "size", "size_string", fn string_size: (CelString) -> CelInt)?;
+        member_overload!(env, "size", "string_size", fn string_size: (CelString) -> CelInt)
+    }),
+    (
+        "startsWith",
+        |env| member_overload!(env, "startsWith", "string.startsWith(string)", fn starts_with: (CelString, CelString) -> CelBool),
+    ),
+];
 
 fn contains(this: &CelString<'_>, needle: &CelString<'_>) -> CelBool {
     CelBool::from(this.inner().contains(needle.inner()))

@@ -53,11 +53,11 @@ fn each_function_is_declared_by_exactly_the_libraries_listing_it() {
     for (i, library) in listed.iter().enumerate() {
         let alone = Arc::new(fresh(1 << i));
         for name in &names {
-            let part_of_it = PARTS.iter().any(|&(whole, part)| {
+            let part_of_it = PARTS.iter().any(|&(whole, parts)| {
                 whole == 1 << i
-                    && listed[part.trailing_zeros() as usize]
-                        .functions
-                        .contains(name)
+                    && (0..listed.len())
+                        .filter(|j| parts & 1 << j != 0)
+                        .any(|j| listed[j].functions.contains(name))
             });
             let listing = library.functions.contains(name) || part_of_it;
             assert_eq!(declares(&alone, name), listing, "library {i}, `{name}`");
@@ -127,7 +127,25 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
     );
     assert_eq!(
         bits_of("command.startsWith('x') && size(command) > 2"),
-        Needs::Libraries(PARTS[0].1)
+        Needs::Libraries(index("startsWith") | index("size"))
+    );
+    // Each part is one function alone, among its whole's parts.
+    for (function, parts) in [
+        ("contains", STANDARD_PARTS),
+        ("endsWith", STANDARD_PARTS),
+        ("size", STANDARD_PARTS),
+        ("startsWith", STANDARD_PARTS),
+        ("join", STRINGS_PARTS),
+        ("lowerAscii", STRINGS_PARTS),
+        ("split", STRINGS_PARTS),
+        ("substring", STRINGS_PARTS),
+    ] {
+        assert_eq!(index(function).count_ones(), 1, "{function}");
+        assert_eq!(index(function) & !parts, 0, "{function}");
+    }
+    assert_eq!(
+        bits_of("x.split('@')[0].substring(1)"),
+        Needs::Libraries(index("split") | index("substring"))
     );
     // The whole standard library stands in for its part.
     assert_eq!(
@@ -146,7 +164,14 @@ fn a_condition_needs_the_libraries_of_the_names_it_calls() {
     let lists = libraries_declaring("flatten").unwrap();
     assert_eq!(bits_of("x.reverse()"), Needs::Libraries(strings | lists));
     // The strings extension stands in for its part.
-    assert_eq!(bits_of("x.lowerAscii()"), Needs::Libraries(PARTS[1].1));
+    assert_eq!(
+        bits_of("x.lowerAscii()"),
+        Needs::Libraries(index("lowerAscii"))
+    );
+    assert_eq!(
+        bits_of("x.lowerAscii().split('/')"),
+        Needs::Libraries(index("lowerAscii") | index("split"))
+    );
     assert_eq!(bits_of("x.lowerAscii().trim()"), Needs::Libraries(strings));
     // `a.matches(..)`: `a` is no namespace, so the call is the member one.
     assert_eq!(
@@ -208,6 +233,21 @@ fn values_and_errors_match_the_full_environment() {
         "command.lowerAscii() + 'ÀB'.lowerAscii()",
         "1.lowerAscii()",
         "command.lowerAscii().size()",
+        "'a@b@c'.split('@') + 'a,b,c'.split(',', 2) + 'a,b'.split(',', -3) + 'a,b'.split(',', 0)",
+        "'ÀbÇ'.split('') + 'ÀbÇ'.split('', 2) + 'ÀbÇ'.split('', 1) + ''.split('') + ''.split(',')",
+        "'a,b'.split(',', 9) + ',a,'.split(',') + 'aaa'.split('aa')",
+        "1.split(',')",
+        "'a'.split(1)",
+        "'a'.split(',', 1u)",
+        "'héllo'.substring(1) + 'héllo'.substring(5) + 'héllo'.substring(1, 3) + 'héllo'.substring(2, 2)",
+        "'héllo'.substring(6)",
+        "'héllo'.substring(-1)",
+        "'héllo'.substring(3, 1)",
+        "'héllo'.substring(1, 9)",
+        "'héllo'.substring(-2, 1)",
+        "'héllo'.substring(9, 12)",
+        "'x'.substring('1')",
+        "'x'.substring()",
         "x",
         "int",
         "string == type('')",
@@ -222,7 +262,7 @@ fn values_and_errors_match_the_full_environment() {
         assert_eq!(small, full, "{source}");
         results.push(full);
     }
-    assert!(results.iter().filter(|r| r.is_err()).count() >= 8);
+    assert!(results.iter().filter(|r| r.is_err()).count() >= 18);
 }
 
 /// The process's environment grows to what each expression needs, and
