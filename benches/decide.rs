@@ -191,12 +191,13 @@ fn is_policy(p: &Path) -> bool {
 }
 
 /// Typical agent shell lines, as a coding agent runs them all day.
-const SHELL_LINES: [(&str, &str); 5] = [
+const SHELL_LINES: [(&str, &str); 6] = [
     ("cargo_test_tail", "cargo test --all 2>&1 | tail -20"),
     ("git_status_diff", "git status && git diff"),
     ("npm_run_build", "npm run build"),
     ("grep_head", "grep -rn 'TODO' src | head -20"),
     ("rm_rf_home", "rm -rf ~"),
+    ("cd_cargo_test", "cd crates/core && cargo test --all"),
 ];
 
 /// Warm decisions with the policies as shipped (`policies/`, whose

@@ -9,6 +9,7 @@ pub mod const_sets;
 pub mod environment;
 pub mod functions;
 pub mod native_loops;
+mod plain_pattern;
 pub(crate) mod regex_match;
 pub mod stored_tree;
 #[cfg(feature = "reference-parser")]

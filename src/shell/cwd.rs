@@ -130,21 +130,38 @@ impl Places {
 /// Where the shell may be after a node ran: where it succeeded and where it
 /// failed (`&&` and `||` continue from one of them).
 #[derive(Clone)]
-struct Flow {
-    ok: Places,
-    fail: Places,
+pub(super) struct Flow {
+    pub(super) ok: Places,
+    pub(super) fail: Places,
 }
 
 impl Flow {
-    fn same(places: &Places) -> Flow {
+    pub(super) fn same(places: &Places) -> Flow {
         Flow {
             ok: places.clone(),
             fail: places.clone(),
         }
     }
 
-    fn any(&self) -> Places {
+    /// Where the shell may be either way.
+    pub(super) fn any(&self) -> Places {
         self.ok.union(&self.fail)
+    }
+
+    /// `left && right`, where `right` ran from `left.ok`.
+    pub(super) fn and(self, right: Flow) -> Flow {
+        Flow {
+            ok: right.ok,
+            fail: self.fail.union(&right.fail),
+        }
+    }
+
+    /// `left || right`, where `right` ran from `left.fail`.
+    pub(super) fn or(self, right: Flow) -> Flow {
+        Flow {
+            ok: self.ok.union(&right.ok),
+            fail: right.fail,
+        }
     }
 }
 
@@ -153,11 +170,22 @@ pub fn places(root: Node<'_>, src: &str) -> HashMap<usize, Places> {
     let mut walk = Walk {
         src,
         at: HashMap::new(),
-        cdpath: src.contains("CDPATH"),
-        lastpipe: src.contains("lastpipe"),
+        cdpath: mentions_cdpath(src),
+        lastpipe: may_set_lastpipe(src),
     };
     walk.flow(root, &Places::start(), 0);
     walk.at
+}
+
+/// `CDPATH` on the line: `cd NAME` may enter a directory other than `./NAME`.
+pub(super) fn mentions_cdpath(src: &str) -> bool {
+    src.contains("CDPATH")
+}
+
+/// `shopt -s lastpipe` may be on the line: a pipeline's last stage may
+/// then move the shell.
+pub(super) fn may_set_lastpipe(src: &str) -> bool {
+    src.contains("lastpipe")
 }
 
 struct Walk<'s> {
@@ -403,17 +431,11 @@ impl Walk<'_> {
         match operator {
             Some("&&") => {
                 let right_flow = self.flow(*right, &left_flow.ok, depth);
-                Flow {
-                    ok: right_flow.ok,
-                    fail: left_flow.fail.union(&right_flow.fail),
-                }
+                left_flow.and(right_flow)
             }
             Some("||") => {
                 let right_flow = self.flow(*right, &left_flow.fail, depth);
-                Flow {
-                    ok: left_flow.ok.union(&right_flow.ok),
-                    fail: right_flow.fail,
-                }
+                left_flow.or(right_flow)
             }
             _ => {
                 let right_flow = self.flow(*right, &left_flow.any(), depth);
@@ -487,95 +509,100 @@ impl Walk<'_> {
     }
 
     fn command(&mut self, node: Node<'_>, places: &Places) -> Flow {
-        let words = self.words(node);
-        let mut words = words.into_iter().skip_while(is_prefix);
-        let Some(program) = words.next() else {
-            return Flow::same(places);
-        };
-        // A program only known at run time (`$X /`) could be `cd`; such a
-        // line is opaque, which `core.opaque-command` refuses, so it is not
-        // also taken to move here.
-        let name = program.text.as_str();
-        if name == "eval" {
-            let text = words::node_text(node, self.src);
-            if mentions_directory_change(text) {
-                return Flow::same(&places.with_unknown());
-            }
-            return Flow::same(places);
-        }
-        if !changes_directory(name) {
-            return Flow::same(places);
-        }
-        let args: Vec<Word> = words.collect();
-        let operand = args
-            .iter()
-            .skip_while(|w| {
-                w.static_text().is_some_and(|t| {
-                    t.len() > 1 && t.starts_with('-') && t[1..].chars().all(|c| "LPe@".contains(c))
-                })
-            })
-            .find(|w| w.text != "--");
-        let target = match (name, operand) {
-            ("popd", _) => None,
-            ("pushd", None) => None,
-            // `pushd +N` / `-N` rotate the directory stack.
-            ("pushd", Some(w)) if w.text.starts_with(['+', '-']) => None,
-            (_, None) => Some("~".to_string()),
-            (_, Some(w)) => self.directory(w),
-        };
-        let ok = match target {
-            Some(dir) => {
-                let mut out = Places(Vec::new());
-                for p in &places.0 {
-                    out.add(p.enter(&dir));
-                }
-                out
-            }
-            None => Places::unknown(),
-        };
-        Flow {
-            ok,
-            fail: places.clone(),
-        }
+        let text = words::node_text(node, self.src);
+        command_flow(&self.words(node), text, places, self.cdpath)
     }
+}
 
-    /// The directory a `cd` operand names, when it is known: literal text,
-    /// or `$HOME`/`$PWD` followed by literal text.
-    fn directory(&self, word: &Word) -> Option<String> {
-        // A glob (`cd ~/.cl*`) is kept: the place is matched as a pattern.
-        let text = if word.literal {
-            word.text.clone()
-        } else {
-            let t = word.text.as_str();
-            let known = [
-                ("$HOME", "~"),
-                ("${HOME}", "~"),
-                ("$PWD", "."),
-                ("${PWD}", "."),
-            ]
-            .iter()
-            .find_map(|(name, value)| {
-                let rest = t.strip_prefix(name)?;
-                let clean = !rest.contains(['$', '`', '*', '?', '[', '{'])
-                    && (rest.is_empty() || rest.starts_with('/'));
-                clean.then(|| format!("{value}{rest}"))
-            })?;
-            known
-        };
-        if text == "-" || text.is_empty() {
-            return None;
+/// Where the shell may be after one simple command ran from `places`:
+/// `words` are its name and argument words as the tree's fields give them
+/// (not words a redirection carried), `text` its source, which `eval` is
+/// judged by, and `cdpath` whether the script mentions `CDPATH`. The plain
+/// line reader (`simple.rs`) follows a line through this same step.
+pub(super) fn command_flow(words: &[Word], text: &str, places: &Places, cdpath: bool) -> Flow {
+    let mut words = words.iter().skip_while(|w| is_prefix(w));
+    let Some(program) = words.next() else {
+        return Flow::same(places);
+    };
+    // A program only known at run time (`$X /`) could be `cd`; such a
+    // line is opaque, which `core.opaque-command` refuses, so it is not
+    // also taken to move here.
+    let name = program.text.as_str();
+    if name == "eval" {
+        if mentions_directory_change(text) {
+            return Flow::same(&places.with_unknown());
         }
-        if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
-            return None;
-        }
-        // With CDPATH set, a name not starting with `/` or `.` is searched
-        // for in other directories first.
-        if self.cdpath && !(text.starts_with('/') || text.starts_with('.') || text.starts_with('~'))
-        {
-            return None;
-        }
-        Some(text)
+        return Flow::same(places);
     }
+    if !changes_directory(name) {
+        return Flow::same(places);
+    }
+    let operand = words
+        .skip_while(|w| {
+            w.static_text().is_some_and(|t| {
+                t.len() > 1 && t.starts_with('-') && t[1..].chars().all(|c| "LPe@".contains(c))
+            })
+        })
+        .find(|w| w.text != "--");
+    let target = match (name, operand) {
+        ("popd", _) => None,
+        ("pushd", None) => None,
+        // `pushd +N` / `-N` rotate the directory stack.
+        ("pushd", Some(w)) if w.text.starts_with(['+', '-']) => None,
+        (_, None) => Some("~".to_string()),
+        (_, Some(w)) => directory(w, cdpath),
+    };
+    let ok = match target {
+        Some(dir) => {
+            let mut out = Places(Vec::new());
+            for p in &places.0 {
+                out.add(p.enter(&dir));
+            }
+            out
+        }
+        None => Places::unknown(),
+    };
+    Flow {
+        ok,
+        fail: places.clone(),
+    }
+}
+
+/// The directory a `cd` operand names, when it is known: literal text,
+/// or `$HOME`/`$PWD` followed by literal text.
+fn directory(word: &Word, cdpath: bool) -> Option<String> {
+    // A glob (`cd ~/.cl*`) is kept: the place is matched as a pattern.
+    let text = if word.literal {
+        word.text.clone()
+    } else {
+        let t = word.text.as_str();
+        let known = [
+            ("$HOME", "~"),
+            ("${HOME}", "~"),
+            ("$PWD", "."),
+            ("${PWD}", "."),
+        ]
+        .iter()
+        .find_map(|(name, value)| {
+            let rest = t.strip_prefix(name)?;
+            let clean = !rest.contains(['$', '`', '*', '?', '[', '{'])
+                && (rest.is_empty() || rest.starts_with('/'));
+            clean.then(|| format!("{value}{rest}"))
+        })?;
+        known
+    };
+    if text == "-" || text.is_empty() {
+        return None;
+    }
+    if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
+        return None;
+    }
+    // With CDPATH set, a name not starting with `/` or `.` is searched
+    // for in other directories first.
+    if cdpath && !(text.starts_with('/') || text.starts_with('.') || text.starts_with('~')) {
+        return None;
+    }
+    Some(text)
 }
 
 /// Words in front of a builtin that still run it in the shell itself:

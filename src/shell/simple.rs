@@ -20,7 +20,8 @@
 //!   printable character but `'`; `"..."` holding any printable character
 //!   but `"`, `$`, `` ` ``, `\` and `!`. Nothing else is a word character:
 //!   `$`, backticks, `\`, globs, braces, brackets, parentheses, `#`, `!`,
-//!   `^` and `*` give up;
+//!   `^` and `*` give up, and so does a word starting with `==` or `=~`
+//!   (the grammar's test operators);
 //! - operators between commands: `|`, `||`, `&&` and `;`, each between two
 //!   commands (`|&`, a lone `&`, `;;` and a leading or trailing operator
 //!   give up);
@@ -34,16 +35,23 @@
 //!   assignments, and the word after them, its program, holds no `=` and
 //!   is no reserved word or declaration keyword (`if`, `done`, `export`,
 //!   ...) however quoted, is not `-`, holds no `%` or `@`, and after assignments no `:`;
-//! - the line names no directory change (see `cwd::may_change_directory`),
-//!   whose ordering needs the tree.
+//! - a line that may change directory (`cd src && cargo test`, see
+//!   `cwd::may_change_directory`) is followed command by command through
+//!   the same step the walk over the tree takes (`cwd::command_flow`):
+//!   `;` runs what follows wherever the shell ended up, `&&` where the
+//!   command before succeeded, `||` where it failed, and the stages of a
+//!   pipeline run in child processes that move nothing after them. A line
+//!   that may set `lastpipe`, which lets a last stage move the shell,
+//!   gives up.
 //!
 //! The parser's work budget shared with nested code is not spent here;
 //! below [`MAX_SIMPLE_BYTES`] a plain line uses a vanishing part of it, so
 //! no nested parse can find it exhausted where the parsed line would have.
 
-use super::cwd::{self, Places};
+use super::cwd::{self, Flow, Places};
 use super::walk::{FoundCommand, Input, Walked};
 use super::words::Word;
+use std::ops::Range;
 
 /// Longest line read here; longer ones go to the parser.
 pub const MAX_SIMPLE_BYTES: usize = 4096;
@@ -60,7 +68,7 @@ const RESERVED: &[&str] = &[
 /// tree, when `line` is in the subset (see the module docs) and holds at
 /// most `limit` commands; `None` otherwise.
 pub fn commands(line: &str, limit: usize) -> Option<Walked> {
-    if line.len() > MAX_SIMPLE_BYTES || cwd::may_change_directory(line) {
+    if line.len() > MAX_SIMPLE_BYTES {
         return None;
     }
     let mut reader = Reader {
@@ -69,8 +77,13 @@ pub fn commands(line: &str, limit: usize) -> Option<Walked> {
         after_dash: false,
     };
     let mut found: Vec<FoundCommand> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    // The operator after each command but the last.
+    let mut joins: Vec<Join> = Vec::new();
     loop {
-        found.push(reader.command()?);
+        let (command, node) = reader.command()?;
+        found.push(command);
+        nodes.push(node);
         if found.len() > limit {
             return None;
         }
@@ -78,12 +91,96 @@ pub fn commands(line: &str, limit: usize) -> Option<Walked> {
         if reader.at == reader.bytes.len() {
             break;
         }
-        reader.operator()?;
+        joins.push(reader.operator()?);
+    }
+    if cwd::may_change_directory(line) {
+        if cwd::may_set_lastpipe(line) {
+            return None;
+        }
+        place(line, &mut found, &nodes, &joins)?;
     }
     Some(Walked {
         commands: found,
         ..Walked::default()
     })
+}
+
+/// An operator between two commands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Join {
+    Pipe,
+    And,
+    Or,
+    Then,
+}
+
+/// What the tree's command node of a simple command holds, which is what
+/// the directory step reads: the words up to the first redirection (the
+/// grammar ends the node there; a redirection takes the words after it,
+/// which the walk gives back to the command), and the node's source.
+struct Node {
+    words: usize,
+    text: Range<usize>,
+    /// The command has a redirection.
+    redirected: bool,
+}
+
+/// Sets where each command runs, as `cwd::places` works it out over the
+/// tree of a line of pipelines joined by `&&`, `||` (left to right, both
+/// binding tighter than `;`) and `;`.
+///
+/// Gives up where the grammar groups the line otherwise than bash does,
+/// which the walk over the tree follows:
+/// - a redirected stage before a `|` in a pipeline that follows `&&` or
+///   `||`: for `cd / && a 2>&1 | b` it pipes the whole list `cd / && a`
+///   into `b` (its redirected statement ends at the redirection);
+/// - a pipeline of three or more stages that starts a list and is followed
+///   by `&&` or `||`: `a | b | c && cd /` is read as `a | (b | c && cd /)`.
+fn place(line: &str, commands: &mut [FoundCommand], nodes: &[Node], joins: &[Join]) -> Option<()> {
+    let cdpath = cwd::mentions_cdpath(line);
+    // Where the and-or list read so far may have left the shell.
+    let mut list = Flow::same(&Places::start());
+    // How the pipeline starting at `first` attaches to that list.
+    let mut join = Join::Then;
+    let mut first = 0;
+    while first < commands.len() {
+        let last = (first..commands.len())
+            .find(|&i| joins.get(i) != Some(&Join::Pipe))
+            .unwrap_or(commands.len() - 1);
+        let after = joins.get(last).copied().unwrap_or(Join::Then);
+        let redirected_stage = nodes[first..last].iter().any(|n| n.redirected);
+        let regrouped = match join {
+            Join::And | Join::Or => redirected_stage,
+            Join::Then | Join::Pipe => last - first >= 2 && matches!(after, Join::And | Join::Or),
+        };
+        if regrouped {
+            return None;
+        }
+        let from = match join {
+            Join::And => list.ok.clone(),
+            Join::Or => list.fail.clone(),
+            Join::Then | Join::Pipe => list.any(),
+        };
+        for command in &mut commands[first..=last] {
+            command.places = from.clone();
+        }
+        let flow = if first == last {
+            let node = &nodes[first];
+            let words = &commands[first].words[..node.words];
+            cwd::command_flow(words, &line[node.text.clone()], &from, cdpath)
+        } else {
+            // Each stage runs in a child process.
+            Flow::same(&from)
+        };
+        list = match join {
+            Join::And => list.and(flow),
+            Join::Or => list.or(flow),
+            Join::Then | Join::Pipe => flow,
+        };
+        join = after;
+        first = last + 1;
+    }
+    Some(())
 }
 
 /// What a token starting with `>`, `<` or `&>` does.
@@ -116,19 +213,22 @@ impl Reader<'_> {
     }
 
     /// `|`, `||`, `&&` or `;` followed by more of the line.
-    fn operator(&mut self) -> Option<()> {
-        let width = match (self.peek(0)?, self.peek(1)) {
-            (b'|', Some(b'|')) | (b'&', Some(b'&')) => 2,
+    fn operator(&mut self) -> Option<Join> {
+        let (join, width) = match (self.peek(0)?, self.peek(1)) {
+            (b'|', Some(b'|')) => (Join::Or, 2),
+            (b'&', Some(b'&')) => (Join::And, 2),
             (b'|', Some(b'&')) | (b';', Some(b';')) => return None,
-            (b'|' | b';', _) => 1,
+            (b'|', _) => (Join::Pipe, 1),
+            (b';', _) => (Join::Then, 1),
             _ => return None,
         };
         self.at += width;
-        Some(())
+        Some(join)
     }
 
-    /// One simple command, up to the next operator or the end.
-    fn command(&mut self) -> Option<FoundCommand> {
+    /// One simple command, up to the next operator or the end, and what
+    /// the tree's node of it holds.
+    fn command(&mut self) -> Option<(FoundCommand, Node)> {
         let mut command = FoundCommand {
             words: Vec::new(),
             assignments: Vec::new(),
@@ -139,6 +239,14 @@ impl Reader<'_> {
         };
         // False until the program word has been read.
         let mut named = false;
+        self.skip_blanks();
+        let mut node = Node {
+            words: 0,
+            text: self.at..self.at,
+            redirected: false,
+        };
+        // Until the first redirection, which ends the tree's node.
+        let mut in_node = true;
         loop {
             self.skip_blanks();
             let Some(next) = self.peek(0) else { break };
@@ -150,6 +258,8 @@ impl Reader<'_> {
                 if !named {
                     return None;
                 }
+                in_node = false;
+                node.redirected = true;
                 match redirect {
                     Redirect::Duplicate => {}
                     Redirect::Write => {
@@ -182,8 +292,12 @@ impl Reader<'_> {
                 command.words.push(word);
                 named = true;
             }
+            if in_node {
+                node.words = command.words.len();
+                node.text.end = self.at;
+            }
         }
-        named.then_some(command)
+        named.then_some((command, node))
     }
 
     /// A redirection operator at the reader, if one starts here; `Err`
@@ -259,6 +373,11 @@ impl Reader<'_> {
     /// spelled `NAME=value` with an unquoted valid name and a value.
     fn word(&mut self) -> Option<(Word, Option<String>)> {
         let start = self.at;
+        // The grammar takes an argument starting with `==` or `=~` for a
+        // test operator and its operand (`x ==` alone is a parse error).
+        if self.bytes[start..].starts_with(b"==") || self.bytes[start..].starts_with(b"=~") {
+            return None;
+        }
         let mut text = String::new();
         // Where the first unquoted `=` stood, when only name characters
         // (unquoted) came before it.
@@ -379,7 +498,6 @@ mod tests {
         for line in [
             "echo $HOME",
             "ls *.rs",
-            "cd src && ls",
             "echo a\nrm -rf /",
             "echo `id`",
             "a & b",
@@ -401,6 +519,9 @@ mod tests {
             "echo {a,b}",
             "echo # comment",
             "a;;b",
+            "cargo ==",
+            "cargo =~ x",
+            "cargo =~'x'",
             "",
             "   ",
         ] {
