@@ -163,6 +163,74 @@ impl Flow {
             fail: right.fail,
         }
     }
+
+    /// Where the right operand of `operator` (`&&`, `||`, or another
+    /// separator) starts after this flow.
+    fn after(&self, operator: Option<&str>) -> Places {
+        match operator {
+            Some("&&") => self.ok.clone(),
+            Some("||") => self.fail.clone(),
+            _ => self.any(),
+        }
+    }
+
+    /// This flow joined by `operator` to `right`, which ran from
+    /// [`Flow::after`].
+    fn then(self, operator: Option<&str>, right: Flow) -> Flow {
+        match operator {
+            Some("&&") => self.and(right),
+            Some("||") => self.or(right),
+            _ => Flow::same(&right.any()),
+        }
+    }
+}
+
+/// A list node's two operands and its operator.
+struct ListParts<'t> {
+    left: Node<'t>,
+    operator: Option<&'static str>,
+    right: Node<'t>,
+    /// The `redirected_statement` around the list, when tree-sitter hung
+    /// the right operand's redirections on the whole list.
+    redirected: Option<Node<'t>>,
+}
+
+fn list_parts(node: Node<'_>) -> Option<ListParts<'_>> {
+    if node.kind() != "list" {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    let mut operands = children
+        .iter()
+        .copied()
+        .filter(|c| c.is_named() && c.kind() != "comment");
+    let (left, right) = (operands.next()?, operands.next()?);
+    let operator = children
+        .iter()
+        .find(|c| !c.is_named() && matches!(c.kind(), "&&" | "||"))
+        .map(|c| if c.kind() == "&&" { "&&" } else { "||" });
+    Some(ListParts {
+        left,
+        operator,
+        right,
+        redirected: None,
+    })
+}
+
+/// A pipeline's first stage that tree-sitter read as a list (see
+/// `Walk::pipeline`): the list itself or a redirected one.
+fn misread_list(stage: Node<'_>) -> Option<ListParts<'_>> {
+    match stage.kind() {
+        "list" => list_parts(stage),
+        "redirected_statement" => {
+            let body = stage.child_by_field_name("body")?;
+            let mut parts = list_parts(body)?;
+            parts.redirected = Some(stage);
+            Some(parts)
+        }
+        _ => None,
+    }
 }
 
 /// The places each command node (by node id) of the tree may run in.
@@ -309,18 +377,12 @@ impl Walk<'_> {
                 }
             }
             "pipeline" => {
-                // Each stage runs in a child process, the last one in the
-                // shell itself under `lastpipe`.
                 let mut cursor = node.walk();
-                let mut last = Flow::same(places);
-                for child in node.named_children(&mut cursor) {
-                    last = self.flow(child, places, depth);
-                }
-                if self.lastpipe {
-                    Flow::same(&places.union(&last.any()))
-                } else {
-                    Flow::same(places)
-                }
+                let stages: Vec<Node<'_>> = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .collect();
+                self.pipeline(&stages, places, depth)
             }
             "subshell" | "command_substitution" | "process_substitution" => {
                 self.sequence(node, places, depth);
@@ -412,36 +474,83 @@ impl Walk<'_> {
         self.sequence(node, places, depth)
     }
 
-    fn list(&mut self, node: Node<'_>, places: &Places, depth: usize) -> Flow {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-        let operands: Vec<Node<'_>> = children
-            .iter()
-            .copied()
-            .filter(|c| c.is_named() && c.kind() != "comment")
-            .collect();
-        let operator = children
-            .iter()
-            .find(|c| !c.is_named() && matches!(c.kind(), "&&" | "||"))
-            .map(|c| c.kind());
-        let (Some(left), Some(right)) = (operands.first(), operands.get(1)) else {
-            return self.sequence(node, places, depth);
-        };
-        let left_flow = self.flow(*left, places, depth);
-        match operator {
-            Some("&&") => {
-                let right_flow = self.flow(*right, &left_flow.ok, depth);
-                left_flow.and(right_flow)
-            }
-            Some("||") => {
-                let right_flow = self.flow(*right, &left_flow.fail, depth);
-                left_flow.or(right_flow)
-            }
-            _ => {
-                let right_flow = self.flow(*right, &left_flow.any(), depth);
-                Flow::same(&right_flow.any())
+    /// The stages of a pipeline, as bash groups them.
+    ///
+    /// bash binds `|` tighter than `&&` and `||`; tree-sitter-bash does not
+    /// always: it reads `cd d && make 2>&1 | tail` as `(cd d && make 2>&1) |
+    /// tail` and `a | b | c && d` as `a | (b | c && d)`. Taken as written,
+    /// `cd / && true 2>&1 | rm -rf usr` would place the `rm` where the line
+    /// started (the `cd` in a child process), while bash runs it in `/`. So
+    /// a list in the first or last stage is taken apart: its left operand
+    /// runs before the pipeline, its right operand after it.
+    fn pipeline(&mut self, stages: &[Node<'_>], places: &Places, depth: usize) -> Flow {
+        if let Some((first, rest)) = stages.split_first() {
+            if !rest.is_empty() {
+                if let Some(parts) = misread_list(*first) {
+                    self.at.insert(first.id(), places.clone());
+                    let left = self.flow(parts.left, places, depth);
+                    let start = left.after(parts.operator);
+                    // The redirections tree-sitter hung on the whole list
+                    // belong to its right operand, the pipeline's first stage.
+                    if let Some(statement) = parts.redirected {
+                        self.at.insert(statement.id(), start.clone());
+                        let mut cursor = statement.walk();
+                        for child in statement.children(&mut cursor) {
+                            if child.kind().ends_with("_redirect") {
+                                self.substitutions(child, &start, depth);
+                            }
+                        }
+                    }
+                    let mut joined = vec![parts.right];
+                    joined.extend_from_slice(rest);
+                    let piped = self.pipeline(&joined, &start, depth);
+                    return left.then(parts.operator, piped);
+                }
             }
         }
+        if let Some((last, init)) = stages.split_last() {
+            if !init.is_empty() && last.kind() == "list" {
+                if let Some(parts) = list_parts(*last) {
+                    self.at.insert(last.id(), places.clone());
+                    let mut joined = init.to_vec();
+                    if parts.left.kind() == "pipeline" {
+                        self.at.insert(parts.left.id(), places.clone());
+                        let mut cursor = parts.left.walk();
+                        joined.extend(
+                            parts
+                                .left
+                                .named_children(&mut cursor)
+                                .filter(|c| c.kind() != "comment"),
+                        );
+                    } else {
+                        joined.push(parts.left);
+                    }
+                    let piped = self.pipeline(&joined, places, depth);
+                    let right = self.flow(parts.right, &piped.after(parts.operator), depth);
+                    return piped.then(parts.operator, right);
+                }
+            }
+        }
+        // Each stage runs in a child process, the last one in the shell
+        // itself under `lastpipe`.
+        let mut last = Flow::same(places);
+        for stage in stages {
+            last = self.flow(*stage, places, depth);
+        }
+        if self.lastpipe {
+            Flow::same(&places.union(&last.any()))
+        } else {
+            Flow::same(places)
+        }
+    }
+
+    fn list(&mut self, node: Node<'_>, places: &Places, depth: usize) -> Flow {
+        let Some(parts) = list_parts(node) else {
+            return self.sequence(node, places, depth);
+        };
+        let left = self.flow(parts.left, places, depth);
+        let right = self.flow(parts.right, &left.after(parts.operator), depth);
+        left.then(parts.operator, right)
     }
 
     fn if_statement(&mut self, node: Node<'_>, places: &Places, depth: usize) -> Flow {
@@ -653,6 +762,28 @@ mod tests {
             .find(|c| c.program == "rm")
             .unwrap_or_else(|| panic!("no rm in {line}"));
         crate::shell::resolve_target(&rm.targets[0], "/home/u/proj", Some("/home/u")).class
+    }
+
+    /// tree-sitter-bash groups these differently from bash (see
+    /// `Walk::pipeline`); the places follow bash. Each of the `System`
+    /// lines was allowed when the tree was taken as written.
+    #[test]
+    fn pipelines_are_grouped_as_bash_groups_them() {
+        use TargetClass::*;
+        for (line, want) in [
+            ("cd / && true 2>&1 | rm -rf usr", System),
+            ("cd / && true >/dev/null | rm -rf usr", System),
+            ("cd / && echo x 2>&1 | tee log | rm -rf usr", System),
+            ("false || cd / && ls 2>&1 | rm -rf usr", System),
+            ("cd / || true 2>&1 | rm -rf usr", InsideProject),
+            ("true | true | true && cd /; rm -rf usr", System),
+            ("true | true | cd / && rm -rf dist", InsideProject),
+            ("cd /tmp && rm -rf x 2>&1 | tail", Temp),
+            ("cd src && rm -rf build 2>&1 | tail -3", InsideProject),
+            ("cd src && true 2>&1 | cd / | rm -rf build", InsideProject),
+        ] {
+            assert_eq!(rm_class(line), want, "{line}");
+        }
     }
 
     #[test]
