@@ -13,7 +13,9 @@
 # A peer that is not installed (not on PATH and not named by DCG/CCSN) is
 # skipped. How each was installed for BENCHMARKS.md is written there. Ours:
 # the plugin build (`cargo plugin-build`) when it exists, and the plain
-# release build. Needs jq and python3.
+# release build, each as `policy-hook` (what `policy install` installs) and
+# `policy`; CARGO_TARGET_DIR picks the builds (a directory laid out like
+# target/, e.g. links to a baseline's binaries). Needs jq and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v python3 >/dev/null || { echo "needs python3"; exit 1; }
@@ -44,13 +46,16 @@ event 'rm -rf ~' > "$work/dangerous.json"
 
 declare -a names cmds
 add() { names+=("$1"); cmds+=("$2"); }
-if [ -x "$target/x86_64-unknown-linux-gnu/release/policy" ]; then
-  add "hook-policy (plugin build)" \
-    "$target/x86_64-unknown-linux-gnu/release/policy hook claude-code --policy $repo/policies"
-fi
-if [ -x "$target/release/policy" ]; then
-  add "hook-policy (release build)" "$target/release/policy hook claude-code --policy $repo/policies"
-fi
+# `policy install` installs policy-hook (the lean hook binary) where it
+# sits beside policy; both are measured when present.
+for build in "plugin build:x86_64-unknown-linux-gnu/release" "release build:release"; do
+  label=${build%%:*} dir=$target/${build#*:}
+  for bin in policy-hook policy; do
+    if [ -x "$dir/$bin" ]; then
+      add "$bin ($label)" "$dir/$bin hook claude-code --policy $repo/policies"
+    fi
+  done
+done
 if [ -n "$DCG" ] && [ -x "$DCG" ]; then
   add "dcg $("$DCG" --version 2>&1 | grep -o 'v[0-9][0-9.]*' | head -1)" "$DCG"
 else
@@ -77,7 +82,7 @@ verdict() {
 cd "$work/project"
 echo "machine: $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in "${!names[@]}"; do
-  printf '%-32s git status: %-24s rm -rf ~: %s\n' "${names[$i]}" \
+  printf '%-36s git status: %-24s rm -rf ~: %s\n' "${names[$i]}" \
     "$(verdict "${cmds[$i]}" "$work/safe.json")" "$(verdict "${cmds[$i]}" "$work/dangerous.json")"
 done
 # Interleaved: each iteration runs every tool once in turn on one event, so
@@ -99,10 +104,10 @@ with open(f"{work}/medians", "w") as f:
         f.write(f"{statistics.median(res[('safe', c)]) * 1e3:.2f} {statistics.median(res[('dangerous', c)]) * 1e3:.2f}\n")
 PY
 echo
-printf '%-32s %16s %16s\n' "per call (median of $RUNS)" "git status (ms)" "rm -rf ~ (ms)"
+printf '%-36s %16s %16s\n' "per call (median of $RUNS)" "git status (ms)" "rm -rf ~ (ms)"
 i=0
 while read -r safe dangerous; do
   name=${names[$i]:-/bin/true (process floor)}
-  printf '%-32s %16s %16s\n' "$name" "$safe" "$dangerous"
+  printf '%-36s %16s %16s\n' "$name" "$safe" "$dangerous"
   i=$((i + 1))
 done < "$work/medians"
