@@ -14,7 +14,7 @@ use super::syntax::{self, Budget, ParseFailure, Route};
 use super::targets;
 use super::walk::{self, Input};
 use super::words::Word;
-use super::wrappers::{self, basename};
+use super::wrappers::{self, program_name};
 use super::{
     flags, Opaque, OpaqueKind, ShellAnalysis, SimpleCommand, Target, MAX_COMMANDS, MAX_DEPTH,
     MAX_INPUT_BYTES,
@@ -404,10 +404,9 @@ impl Analyzer {
         };
         let program_path = program_word.text.clone();
         let program = if program_word.is_static() {
-            // macOS and Windows file systems ignore case: `GIT` and
-            // `/usr/bin/Git` run git there. Shell builtins keep their case
-            // (`CD` is not `cd`), which `cwd` checks on the words as written.
-            basename(&program_path).to_ascii_lowercase()
+            // Shell builtins keep their case (`CD` is not `cd`), which
+            // `cwd` checks on the words as written.
+            program_name(&program_path)
         } else {
             let why = if program_word.literal {
                 "is a glob or brace pattern"

@@ -560,6 +560,18 @@ pub fn basename(path: &str) -> &str {
     path.rsplit('/').find(|c| !c.is_empty()).unwrap_or(path)
 }
 
+/// The name rules know a program by: its last path component in lower case
+/// (macOS and Windows file systems ignore case: `GIT` and `/usr/bin/Git`
+/// run git there), without a `.exe` suffix (Git Bash on Windows runs
+/// `rm.exe -rf ~` and `git.exe reset --hard` as `rm` and `git`).
+pub fn program_name(path: &str) -> String {
+    let mut name = basename(path).to_ascii_lowercase();
+    if name.len() > ".exe".len() && name.ends_with(".exe") {
+        name.truncate(name.len() - ".exe".len());
+    }
+    name
+}
+
 /// Remove wrappers from the front of `words`.
 #[cfg(test)]
 pub fn strip(words: Vec<Word>) -> Stripped {
@@ -581,11 +593,11 @@ pub fn strip_reading(mut words: Vec<Word>, mut from: usize) -> Stripped {
         let Some(spec) = words
             .first()
             .and_then(Word::static_text)
-            .and_then(|p| spec_for(&basename(p).to_ascii_lowercase()))
+            .and_then(|p| spec_for(&program_name(p)))
         else {
             break;
         };
-        let name = basename(&words[0].text).to_ascii_lowercase();
+        let name = program_name(&words[0].text);
         match skip_options(spec, &name, &words) {
             Skip::Command {
                 start,
@@ -1012,5 +1024,14 @@ mod tests {
         assert_eq!(basename("rm"), "rm");
         assert_eq!(basename("dir/"), "dir");
         assert_eq!(basename("/"), "/");
+    }
+
+    #[test]
+    fn program_names_drop_case_and_the_windows_suffix() {
+        assert_eq!(program_name("/usr/bin/RM"), "rm");
+        assert_eq!(program_name("C:/Program Files/Git/bin/git.exe"), "git");
+        assert_eq!(program_name("rm.EXE"), "rm");
+        assert_eq!(program_name(".exe"), ".exe");
+        assert_eq!(program_name("exe"), "exe");
     }
 }
