@@ -168,6 +168,25 @@ impl LineGate {
     }
 }
 
+/// ASCII characters (a bit each) one of which some argument of some
+/// command must hold for a `shell:` matcher with `arg: '[...]'` to match
+/// ([`ShellMatcher::required_arg_bytes`]): a line without any is no
+/// candidate for its rule (`tail -20` for a rule about glob words). A line
+/// not analysed whole is always admitted, since the matcher fails there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArgBytes(pub [u64; 2]);
+
+impl ArgBytes {
+    pub fn admits(self, analysis: &ShellAnalysis) -> bool {
+        let held = |b: u8| b < 128 && self.0[usize::from(b / 64)] & (1 << (b % 64)) != 0;
+        analysis.unanalysed().is_some()
+            || analysis
+                .commands
+                .iter()
+                .any(|c| c.args.iter().any(|a| a.bytes().any(held)))
+    }
+}
+
 impl ShellMatcher {
     /// The programs one of which must run for this matcher to match, or
     /// `None` when it can match otherwise (no `program`, or `opaque: true`).
@@ -196,6 +215,43 @@ impl ShellMatcher {
         }
         let words = concat_words(middle)?;
         (!words.iter().any(String::is_empty)).then_some(words)
+    }
+
+    /// The ASCII characters one of which some argument must hold for this
+    /// matcher to match, when `arg:` is a single class of them (`[*?\[{]`)
+    /// and nothing else lets the matcher match or fail: a bit per
+    /// character. See [`ArgBytes`].
+    pub fn required_arg_bytes(&self) -> Option<ArgBytes> {
+        if self.opaque || !self.writes.is_empty() {
+            return None;
+        }
+        let hir = regex_syntax::Parser::new()
+            .parse(self.arg.as_ref()?.as_str())
+            .ok()?;
+        let mut mask = [0u64; 2];
+        let mut set = |lo: u32, hi: u32| -> Option<()> {
+            if hi >= 128 {
+                return None;
+            }
+            for c in lo..=hi {
+                mask[(c / 64) as usize] |= 1 << (c % 64);
+            }
+            Some(())
+        };
+        match hir.kind() {
+            regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) => {
+                for r in class.ranges() {
+                    set(r.start() as u32, r.end() as u32)?;
+                }
+            }
+            regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Bytes(class)) => {
+                for r in class.ranges() {
+                    set(u32::from(r.start()), u32::from(r.end()))?;
+                }
+            }
+            _ => return None,
+        }
+        (mask != [0, 0]).then_some(ArgBytes(mask))
     }
 
     /// The kind of line this matcher can only match (or fail) on, when it
@@ -1017,5 +1073,41 @@ mod tests {
         assert!(admits(LineGate::Writing, "rm -rf ~/.x"));
         assert!(!admits(LineGate::Writing, "git status && git diff"));
         assert!(!admits(LineGate::Writing, "cargo test 2>&1 | tail -20"));
+    }
+
+    #[test]
+    fn a_class_of_argument_characters_leaves_out_lines_without_them() {
+        let globs = shell(serde_json::json!({"program": ["cat", "tail"], "arg": "[*?\\[{]"}));
+        let bytes = globs
+            .required_arg_bytes()
+            .expect("a class of ASCII characters");
+        // Not for what a class alone does not decide: other patterns,
+        // characters beyond ASCII, `opaque` or `writes` (they match or fail
+        // on other grounds).
+        for other in [
+            serde_json::json!({"arg": "^push$"}),
+            serde_json::json!({"arg": "[*?]x"}),
+            serde_json::json!({"arg": "[é*]"}),
+            serde_json::json!({"arg": "[*?]", "opaque": true}),
+            serde_json::json!({"arg": "[*?]", "writes": ["~/.x/**"]}),
+        ] {
+            assert_eq!(shell(other.clone()).required_arg_bytes(), None, "{other}");
+        }
+        let admits = |line: &str| bytes.admits(&crate::shell::analyze(line));
+        assert!(!admits("cargo test --all 2>&1 | tail -20"));
+        assert!(!admits("cat README.md"));
+        assert!(admits("cat ~/.a?s/credentials"));
+        assert!(admits("ls *.rs | tail"));
+        assert!(admits("cat ~/.{ssh,aws}/x"));
+        // A line not analysed whole fails the matcher: always admitted.
+        let too_many = "cat a; ".repeat(crate::shell::MAX_COMMANDS + 1);
+        assert!(crate::shell::analyze(&too_many).unanalysed().is_some());
+        assert!(admits(&too_many));
+        // Every line the matcher matches is admitted.
+        let analysis = crate::shell::analyze("tail .e*");
+        assert!(globs
+            .matches(&analysis, "tail .e*", "/p", Some("/h"))
+            .is_some());
+        assert!(bytes.admits(&analysis));
     }
 }

@@ -189,6 +189,9 @@ pub struct HookPlan {
     pub globs: Option<GlobIndex>,
     /// Rules candidates only on lines their `shell:` matcher can match.
     pub gated: Vec<(crate::matchers::LineGate, Vec<usize>)>,
+    /// Rules, however filed, left out of a line none of whose arguments
+    /// holds one of the characters (see [`crate::matchers::ArgBytes`]).
+    pub arg_bytes: Vec<(crate::matchers::ArgBytes, Vec<usize>)>,
     /// How many rules apply to this hook, whichever index holds them.
     pub rule_count: usize,
 }
@@ -299,6 +302,13 @@ impl HookPlan {
             out.sort_unstable();
             out.dedup();
         }
+        if let Some(analysis) = subjects.shell() {
+            for (bytes, rules) in &self.arg_bytes {
+                if !bytes.admits(analysis) {
+                    out.retain(|r| rules.binary_search(r).is_err());
+                }
+            }
+        }
         out
     }
 
@@ -408,9 +418,20 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
         // matcher's programs.
         let programs = programs.filter(|_| needs.is_none());
         let gate = rule.matchers.shell.as_ref().and_then(|m| m.gate());
+        let arg_bytes = rule
+            .matchers
+            .shell
+            .as_ref()
+            .and_then(|m| m.required_arg_bytes());
         for hook in &rule.hooks {
             let plan = plans.entry(hook).or_default();
             plan.rule_count += 1;
+            if let Some(bytes) = arg_bytes {
+                match plan.arg_bytes.iter_mut().find(|(b, _)| *b == bytes) {
+                    Some((_, rules)) => rules.push(i),
+                    None => plan.arg_bytes.push((bytes, vec![i])),
+                }
+            }
             if let Some(d) = &equality {
                 let pos = match plan.indexes.iter().position(|x| x.field == d.field) {
                     Some(pos) => pos,

@@ -355,6 +355,8 @@ pub struct PlanTables {
     globs: Option<Part>,
     /// Rule numbers (u32 each) of each gate.
     gated: Vec<(crate::matchers::LineGate, Part)>,
+    /// Rule numbers (u32 each, ascending) of each set of argument bytes.
+    arg_bytes: Vec<(crate::matchers::ArgBytes, Part)>,
 }
 
 /// The tables of [`super::plan::NeededProgramIndex`].
@@ -425,8 +427,13 @@ impl PlanTables {
         for (gate, rules) in &plan.gated {
             gated.push((*gate, w.part(&rule_numbers(rules)?)?));
         }
+        let mut arg_bytes = Vec::new();
+        for (bytes, rules) in &plan.arg_bytes {
+            arg_bytes.push((*bytes, w.part(&rule_numbers(rules)?)?));
+        }
         Some(PlanTables {
             gated,
+            arg_bytes,
             rule_count: plan.rule_count,
             always,
             fields,
@@ -468,6 +475,7 @@ impl PlanTables {
                 .is_none_or(|(a, b)| table_fits(a) && table_fits(b))
             && self.globs.as_ref().is_none_or(part_fits)
             && self.gated.iter().all(|(_, p)| part_fits(p))
+            && self.arg_bytes.iter().all(|(_, p)| part_fits(p))
     }
 }
 
@@ -611,6 +619,15 @@ pub fn candidates(
     if out.len() != always_len {
         out.sort_unstable();
         out.dedup();
+    }
+    if let Some(analysis) = subjects.shell() {
+        for (bytes, part) in &tables.arg_bytes {
+            if !bytes.admits(analysis) {
+                let mut gated = Vec::new();
+                read_rule_numbers(part.read(body)?, rules, &mut gated)?;
+                out.retain(|r| gated.binary_search(r).is_err());
+            }
+        }
     }
     Ok(out)
 }
