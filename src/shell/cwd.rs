@@ -357,12 +357,7 @@ impl Walk<'_> {
             }
             "redirected_statement" => {
                 self.at.insert(node.id(), places.clone());
-                let mut cursor = node.walk();
-                for child in node.children(&mut cursor) {
-                    if child.kind().ends_with("_redirect") {
-                        self.substitutions(child, places, depth);
-                    }
-                }
+                self.redirect_substitutions(node, places, depth);
                 match node.child_by_field_name("body") {
                     Some(body) => self.flow(body, places, depth),
                     None => Flow::same(places),
@@ -474,6 +469,16 @@ impl Walk<'_> {
         self.sequence(node, places, depth)
     }
 
+    /// The substitutions in a statement's redirections run where it starts.
+    fn redirect_substitutions(&mut self, statement: Node<'_>, places: &Places, depth: usize) {
+        let mut cursor = statement.walk();
+        for child in statement.children(&mut cursor) {
+            if child.kind().ends_with("_redirect") {
+                self.substitutions(child, places, depth);
+            }
+        }
+    }
+
     /// The stages of a pipeline, as bash groups them.
     ///
     /// bash binds `|` tighter than `&&` and `||`; tree-sitter-bash does not
@@ -494,12 +499,7 @@ impl Walk<'_> {
                     // belong to its right operand, the pipeline's first stage.
                     if let Some(statement) = parts.redirected {
                         self.at.insert(statement.id(), start.clone());
-                        let mut cursor = statement.walk();
-                        for child in statement.children(&mut cursor) {
-                            if child.kind().ends_with("_redirect") {
-                                self.substitutions(child, &start, depth);
-                            }
-                        }
+                        self.redirect_substitutions(statement, &start, depth);
                     }
                     let mut joined = vec![parts.right];
                     joined.extend_from_slice(rest);

@@ -571,8 +571,8 @@ fn colon_command(writes: Vec<Word>, read: Option<String>) -> FoundCommand {
     }
 }
 
-/// The file a redirection opens for reading, on any descriptor: `<`, `<>`.
-fn read_file(redirect: Node<'_>, src: &str) -> Option<String> {
+/// A file redirection's operator (`<`, `>>`, `>&`, ...) and destination.
+fn file_redirect<'t>(redirect: Node<'t>) -> Option<(&'t str, Node<'t>)> {
     if redirect.kind() != "file_redirect" {
         return None;
     }
@@ -581,22 +581,19 @@ fn read_file(redirect: Node<'_>, src: &str) -> Option<String> {
         .children(&mut cursor)
         .find(|c| !c.is_named())
         .map(|c| c.kind())?;
-    let destination = redirect.child_by_field_name("destination")?;
+    Some((operator, redirect.child_by_field_name("destination")?))
+}
+
+/// The file a redirection opens for reading, on any descriptor: `<`, `<>`.
+fn read_file(redirect: Node<'_>, src: &str) -> Option<String> {
+    let (operator, destination) = file_redirect(redirect)?;
     matches!(operator, "<" | "<>").then(|| words::from_node(destination, src).text)
 }
 
 /// The file a redirection writes, if it writes one: `>`, `>>`, `>|`,
 /// `&>`, `&>>`, `<>`, and `>&` followed by a name (not a descriptor).
 fn written_file(redirect: Node<'_>, src: &str) -> Option<Word> {
-    if redirect.kind() != "file_redirect" {
-        return None;
-    }
-    let mut cursor = redirect.walk();
-    let operator = redirect
-        .children(&mut cursor)
-        .find(|c| !c.is_named())
-        .map(|c| c.kind())?;
-    let destination = redirect.child_by_field_name("destination")?;
+    let (operator, destination) = file_redirect(redirect)?;
     let word = words::from_node(destination, src);
     match operator {
         ">" | ">>" | ">|" | "&>" | "&>>" | "<>" => Some(word),
