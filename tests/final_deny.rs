@@ -6,6 +6,9 @@
 //! - Differential: every permission case of the shipped policies' and
 //!   packs' tests and every line of the shell, path and URL corpora, with
 //!   every shipped pack enabled, replies alike through both.
+//! - The coding agents' tool calls (`tool_call::decide_call`, what `policy
+//!   hook AGENT` runs without a decision log) give the same verdict, rule
+//!   and notes with and without stopping, on the same lines and paths.
 //! - Where stopping would change the reply, it does not happen: a blanket
 //!   deny before a more specific one at the same priority, a policy that
 //!   fails open (a later rule failing would make the reply "no opinion").
@@ -284,6 +287,129 @@ fn the_plugin_replies_alike_and_a_decision_log_still_sees_every_rule() {
         json!({"denied": true, "reason": "removes files [hook-policy rule: first]"})
     );
     // Logged decisions evaluate every candidate: the log says who matched.
+    let record: Value = serde_json::from_str(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(record["matched"], json!(["first", "second"]));
+}
+
+/// Claude Code's tool calls for the corpora: every shell line as `Bash`,
+/// every secret path as `Read` and `Write`.
+fn claude_code_calls() -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    for case in corpus_support::read("benign.tsv", 2) {
+        out.push(("Bash", json!({"command": case.field(1)})));
+    }
+    for case in corpus_support::read("dangerous.tsv", 3) {
+        out.push(("Bash", json!({"command": case.field(2)})));
+    }
+    for case in corpus_support::read("secret_paths.tsv", 2) {
+        let path = case.field(1);
+        out.push(("Read", json!({"file_path": path})));
+        out.push(("Write", json!({"file_path": path, "content": "x"})));
+    }
+    out
+}
+
+#[test]
+fn a_coding_agent_call_without_a_log_decides_alike_when_it_stops() {
+    use hook_policy::adapters::tool_call::{decide_call, PolicySource};
+    use hook_policy::catalogue::tools::Harness;
+    let dir = TempDir::new("final-deny-agents");
+    let prepared = std::sync::Arc::new(Prepared::Ready(shipped_with_every_pack(&dir)));
+    let ctx = DecideContext {
+        harness: "claude_code",
+        project_root: "/proj",
+        home: Some("/home/user"),
+    };
+    let (mut compared, mut denied, mut stopped_early, mut differ) = (0, 0, 0, Vec::new());
+    for (tool, args) in claude_code_calls() {
+        let event = json!({"hook_event_name": "PreToolUse", "cwd": "/proj",
+            "tool_name": tool, "tool_input": args});
+        let mut full = PolicySource::compiled(prepared.clone());
+        let mut stopping = PolicySource::compiled(prepared.clone());
+        stopping.reply_only();
+        let decide = |source: &mut PolicySource| {
+            let d = decide_call(
+                source,
+                Harness::ClaudeCode,
+                tool,
+                &args,
+                &event,
+                false,
+                "default",
+                ctx,
+            );
+            let matched = d.matched.len();
+            (
+                (d.verdict, d.rule, d.notes, d.failed, d.reason_template),
+                matched,
+            )
+        };
+        let ((a, full_matched), (b, stopped_matched)) = (decide(&mut full), decide(&mut stopping));
+        compared += 1;
+        // Rules a stop left out are missing from what matched.
+        if stopped_matched < full_matched {
+            stopped_early += 1;
+        }
+        if matches!(a.0, hook_policy::adapters::tool_call::Verdict::Deny(_)) {
+            denied += 1;
+        }
+        if a != b {
+            differ.push(format!(
+                "{tool} {args}\n    every rule: {a:?}\n    stopped:    {b:?}"
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} decisions differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    assert!(
+        compared > 1000 && denied > 300 && stopped_early > 100,
+        "{compared} calls, {denied} denied, {stopped_early} stopped early"
+    );
+}
+
+#[test]
+fn a_coding_agent_hook_replies_alike_and_its_decision_log_sees_every_rule() {
+    let dir = TempDir::new("final-deny-claude");
+    let policy = dir.write(
+        "policy.yaml",
+        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
+    );
+    let cache = dir.path().join("cache");
+    let event = serde_json::to_vec(&json!({"hook_event_name": "PreToolUse", "cwd": "/proj",
+        "tool_name": "Bash", "tool_input": {"command": LINE}}))
+    .unwrap();
+    let call = |env: &[(&str, &str)]| {
+        let mut env = env.to_vec();
+        env.push(("XDG_CACHE_HOME", cache.to_str().unwrap()));
+        common::run(
+            &common::bin(),
+            &["hook", "claude-code", "--policy", policy.to_str().unwrap()],
+            &env,
+            &event,
+        )
+    };
+    let without_log = call(&[]);
+    let log = dir.path().join("decisions.jsonl");
+    let with_log = call(&[("HOOK_POLICY_LOG", log.to_str().unwrap())]);
+    assert!(without_log.status.success() && with_log.status.success());
+    assert_eq!(without_log.stdout, with_log.stdout);
+    assert_eq!(without_log.stderr, with_log.stderr);
+    let reply: Value = serde_json::from_slice(&without_log.stdout).unwrap();
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecisionReason"],
+        json!("removes files [hook-policy rule: first]")
+    );
     let record: Value = serde_json::from_str(
         std::fs::read_to_string(&log)
             .unwrap()

@@ -568,6 +568,10 @@ pub fn run(
             l.arm(&watchdog, failure_decision);
         }
     }
+    if log.is_none() {
+        // Only the reply is told: a final deny can end its hook's rules.
+        source.reply_only();
+    }
     let home = crate::paths::home_dir();
     let mut reply = handle(harness, &mut source, &input, context_name, home.as_deref());
     // Claimed before the line is written: whoever answers logs the call.

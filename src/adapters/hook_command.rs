@@ -283,6 +283,10 @@ pub fn run<P: Protocol>(
             l.arm(&watchdog, failure_decision);
         }
     }
+    if log.is_none() {
+        // Only the reply is told: a final deny can end its hook's rules.
+        source.reply_only();
+    }
     let home = crate::paths::home_dir();
     let mut answer = P::answer(&mut source, &input, context_name, home.as_deref());
     // Claimed before the line is written: whoever answers logs the call.

@@ -482,8 +482,16 @@ pub fn patch_files(patch: &str) -> Vec<(String, String)> {
 
 /// Where compiled policies come from: one compiled for every hook (a
 /// long-running server), or one per hook, loaded on first use through the
-/// plugin cache (a process per call).
-pub enum PolicySource {
+/// plugin cache (a process per call); and whether the caller records more
+/// than the reply.
+pub struct PolicySource {
+    policies: Policies,
+    /// Nothing but the reply is told (no decision log): a final deny may
+    /// leave the rules after it unevaluated (see `eval::decide_for_reply`).
+    reply_only: bool,
+}
+
+enum Policies {
     /// One policy compiled whole, for every hook (serve).
     Whole(std::sync::Arc<Prepared>),
     /// Per hook through the cache, the files examined once for all hooks.
@@ -495,7 +503,10 @@ pub enum PolicySource {
 
 impl PolicySource {
     pub fn compiled(prepared: std::sync::Arc<Prepared>) -> PolicySource {
-        PolicySource::Whole(prepared)
+        PolicySource {
+            policies: Policies::Whole(prepared),
+            reply_only: false,
+        }
     }
 
     /// A source whose policy cannot be had (its list file is missing):
@@ -513,16 +524,27 @@ impl PolicySource {
 
     /// Per hook through a lookup that may have served the call already.
     pub fn through(lookup: crate::cache::Lookup) -> PolicySource {
-        PolicySource::PerHook {
-            lookup,
-            prepared: HashMap::new(),
+        PolicySource {
+            policies: Policies::PerHook {
+                lookup,
+                prepared: HashMap::new(),
+            },
+            reply_only: false,
         }
     }
 
+    /// Says that the caller records nothing but the reply (no decision
+    /// log): a deny that no later rule can change then ends the rules of
+    /// its hook, and [`CallDecision::matched`] and `logged` may miss the
+    /// rules after it.
+    pub fn reply_only(&mut self) {
+        self.reply_only = true;
+    }
+
     pub fn get(&mut self, hook: &'static str) -> &Prepared {
-        match self {
-            PolicySource::Whole(p) => p,
-            PolicySource::PerHook { lookup, prepared } => {
+        match &mut self.policies {
+            Policies::Whole(p) => p,
+            Policies::PerHook { lookup, prepared } => {
                 prepared.entry(hook).or_insert_with(|| lookup.prepare(hook))
             }
         }
@@ -576,6 +598,11 @@ fn ask(
     ctx: DecideContext<'_>,
 ) -> Answer {
     let hp = catalogue::hook(hook).expect("adapters only ask catalogued hooks");
+    let run = if source.reply_only {
+        engine::run_for_reply
+    } else {
+        engine::run
+    };
     let (policy, on_error): (&CompiledPolicy, Option<OnError>) = match source.get(hook) {
         Prepared::Ready(p) => (p, p.on_error),
         Prepared::Broken { message, .. } => {
@@ -586,7 +613,7 @@ fn ask(
         }
     };
     let mode = failure_mode(hp, on_error);
-    match engine::run(policy, hook, payload, ctx) {
+    match run(policy, hook, payload, ctx) {
         engine::Outcome::Failed(message) => Answer::Failed { message, mode },
         engine::Outcome::Decided(d) => match d.error_summary() {
             // A rule that did work and denies still denies; otherwise the
