@@ -133,9 +133,9 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) {
 ///   virtual machines. Rust's std names `-lgcc_s` itself; a linker script
 ///   of that name in a directory searched first points it at the archive.
 ///
-/// A static(-pie) link is not among them: it needs `-C
-/// target-feature=+crt-static`, which only rustflags can set (std and the
-/// libc crate pick their libraries by it), so `cargo plugin-build` keeps it.
+/// - `policy-hook` alone linked static-pie ([`static_hook_link`]): no
+///   `ld.so` at its start, no libc to load and no symbols to bind.
+///
 /// `HOOK_POLICY_PLAIN_LINK=1` turns these off.
 fn start_up_link_args(out: &Path) {
     println!("cargo:rerun-if-env-changed=HOOK_POLICY_PLAIN_LINK");
@@ -174,15 +174,104 @@ fn start_up_link_args(out: &Path) {
         linked && Command::new(&exe).status().is_ok_and(|s| s.success())
     };
     let relr = "-Wl,-z,pack-relative-relocs";
-    if works(&[relr]) {
+    let relr = works(&[relr]).then(|| {
         println!("cargo:rustc-link-arg-bins={relr}");
+        relr
+    });
+    let Some(gcc_eh) = libgcc_eh_shim(&linker, out) else {
+        return;
+    };
+    let gcc_eh = format!("-L{}", gcc_eh.display());
+    if !works(&[&gcc_eh, "-lgcc_s"]) {
+        return;
     }
-    if let Some(shim) = libgcc_eh_shim(&linker, out) {
-        let dir = format!("-L{}", shim.display());
-        if works(&[&dir, "-lgcc_s"]) {
-            println!("cargo:rustc-link-arg-bins={dir}");
+    println!("cargo:rustc-link-arg-bins={gcc_eh}");
+    static_hook_link(out, &gcc_eh, relr);
+}
+
+/// `policy-hook` linked static-pie, as `cargo plugin-build` links both
+/// binaries: a plain build's hook call otherwise spends about 100 k
+/// instructions in `ld.so` loading libc and binding its symbols, which put
+/// it above 1.5x the process floor (BENCHMARKS.md, "A plain `cargo
+/// install`: policy-hook linked static-pie").
+///
+/// std is precompiled, the same with or without `crt-static`; what that
+/// target feature changes is only the link line: std and the libc crate
+/// then name glibc's archives, and rustc passes `-static-pie`. Without it
+/// they name `-Bdynamic -lc -lm -lrt -lpthread -ldl -lutil`, so, as for
+/// `-lgcc_s`, a directory searched first holds linker scripts of those
+/// names that point at the static archives (`libc.so` as a group with
+/// libgcc and the unwinder, as `crt-static` links them), and `-static-pie`
+/// is added. Only when the archives exist and a Rust probe linked the same
+/// way (threads, an unwinding panic) runs; else the binary stays dynamic.
+/// `policy` keeps the dynamic link: it is what users run by hand, and any
+/// library it may ever load through NSS stays the system's.
+fn static_hook_link(out: &Path, gcc_eh: &str, relr: Option<&str>) {
+    let Some(dir) = static_libc_shim(out) else {
+        return;
+    };
+    let libc_dir = format!("-L{}", dir.display());
+    let mut args = vec![gcc_eh, &libc_dir, "-static-pie"];
+    args.extend(relr);
+    if rust_probe_runs(out, &args) {
+        for arg in [libc_dir.as_str(), "-static-pie"] {
+            println!("cargo:rustc-link-arg-bin=policy-hook={arg}");
         }
+        // For tests/hook_binary.rs: this build's policy-hook is static.
+        println!("cargo:rustc-env=HOOK_POLICY_HOOK_LINK=static-pie");
     }
+}
+
+/// A directory of linker scripts named as the libraries std and the libc
+/// crate link (`libc.so`, `libm.so`, ...), each naming glibc's archive.
+fn static_libc_shim(out: &Path) -> Option<PathBuf> {
+    let linker = std::env::var("RUSTC_LINKER").unwrap_or_else(|_| "cc".into());
+    let archive = |name: &str| -> Option<String> {
+        let printed = Command::new(&linker)
+            .arg(format!("-print-file-name={name}"))
+            .output()
+            .ok()?;
+        let path = String::from_utf8(printed.stdout).ok()?.trim().to_string();
+        let usable = Path::new(&path).is_absolute() && Path::new(&path).is_file();
+        (usable && !path.contains('"')).then_some(path)
+    };
+    let dir = out.join("static-libc");
+    std::fs::create_dir_all(&dir).ok()?;
+    let (gcc, gcc_eh) = (archive("libgcc.a")?, archive("libgcc_eh.a")?);
+    let libc = archive("libc.a")?;
+    let script = format!("GROUP(\"{libc}\" \"{gcc}\" \"{gcc_eh}\")\n");
+    std::fs::write(dir.join("libc.so"), script).ok()?;
+    for name in ["m", "rt", "pthread", "dl", "util"] {
+        let script = format!("INPUT(\"{}\")\n", archive(&format!("lib{name}.a"))?);
+        std::fs::write(dir.join(format!("lib{name}.so")), script).ok()?;
+    }
+    Some(dir)
+}
+
+/// Whether a Rust program linked with `link_args` by this build's rustc
+/// and linker runs: it starts a thread and catches an unwinding panic,
+/// what a static link without its unwinder or thread support would break.
+fn rust_probe_runs(out: &Path, link_args: &[&str]) -> bool {
+    let dir = out.join("link-probe");
+    let (source, exe) = (dir.join("probe.rs"), dir.join("rust-probe"));
+    let program = "fn main() {\n    std::panic::set_hook(Box::new(|_| {}));\n    let caught = std::panic::catch_unwind(|| panic!(\"unwinds\")).is_err();\n    let joined = std::thread::spawn(|| 7).join().ok() == Some(7);\n    std::process::exit(if caught && joined { 0 } else { 1 });\n}\n";
+    if std::fs::write(&source, program).is_err() {
+        return false;
+    }
+    let _ = std::fs::remove_file(&exe);
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let mut command = Command::new(rustc);
+    command.args(["--edition", "2021", "--crate-name", "link_probe", "-o"]);
+    command.arg(&exe).arg(&source);
+    command.args(["--target", &std::env::var("TARGET").unwrap_or_default()]);
+    if let Ok(linker) = std::env::var("RUSTC_LINKER") {
+        command.arg(format!("-Clinker={linker}"));
+    }
+    for arg in link_args {
+        command.arg(format!("-Clink-arg={arg}"));
+    }
+    let linked = command.output().is_ok_and(|o| o.status.success());
+    linked && Command::new(&exe).status().is_ok_and(|s| s.success())
 }
 
 /// A directory holding `libgcc_s.so`, a linker script naming the static

@@ -238,3 +238,50 @@ fn make_executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Whether an ELF executable names a program interpreter (`PT_INTERP`,
+/// the dynamic loader): a static or static-pie binary has none.
+#[cfg(target_os = "linux")]
+fn has_interpreter(binary: &Path) -> bool {
+    let elf = std::fs::read(binary).unwrap();
+    assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
+    let u16_at = |at: usize| u16::from_le_bytes([elf[at], elf[at + 1]]) as usize;
+    let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
+    let (entry_size, entries) = (u16_at(0x36), u16_at(0x38));
+    (0..entries).any(|i| {
+        let at = phoff + i * entry_size;
+        u32::from_le_bytes(elf[at..at + 4].try_into().unwrap()) == 3 // PT_INTERP
+    })
+}
+
+/// A plain build (`cargo install`, and the debug build this test runs
+/// against) links `policy-hook` static-pie where glibc's static archives
+/// exist and build.rs's probe program links and runs that way, so a hook
+/// call starts without the dynamic loader; `policy` stays dynamic. The
+/// other tests here run this binary end to end.
+#[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+#[test]
+fn plain_policy_hook_is_linked_static_pie_where_glibc_archives_exist() {
+    let crt_static = cfg!(target_feature = "crt-static");
+    let probed_static = option_env!("HOOK_POLICY_HOOK_LINK") == Some("static-pie");
+    assert_eq!(
+        !has_interpreter(&lean()),
+        crt_static || probed_static,
+        "policy-hook is static exactly when build.rs said so"
+    );
+    if crt_static || option_env!("HOOK_POLICY_PLAIN_LINK") == Some("1") {
+        return;
+    }
+    assert!(has_interpreter(&bin()), "policy keeps the dynamic link");
+    let archive = std::process::Command::new("cc")
+        .arg("-print-file-name=libc.a")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if Path::new(&archive).is_absolute() && Path::new(&archive).is_file() {
+        assert!(
+            probed_static,
+            "glibc's {archive} exists, yet build.rs left policy-hook dynamic"
+        );
+    }
+}

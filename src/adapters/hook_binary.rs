@@ -7,7 +7,9 @@
 //! `hook AGENT`): no `policy check`, no command-line parser, no CEL
 //! reference parser linked in, so it has far fewer relocations to apply
 //! and pages to touch at every start (BENCHMARKS.md, "A plain `cargo
-//! install`"). `cargo install` puts both in the same directory.
+//! install`"). `cargo install` puts both in the same directory, and even
+//! a plain build links `policy-hook` static-pie where glibc's static
+//! archives allow (build.rs), so a hook call starts without `ld.so`.
 //!
 //! `policy install` copies `policy-hook` when it sits beside the running
 //! `policy` and reports the same build (`--version` names the build
