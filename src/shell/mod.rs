@@ -33,6 +33,7 @@
 
 mod analyzer;
 mod ansi_c;
+mod assigned;
 mod config_commands;
 mod cwd;
 mod flags;

@@ -8,6 +8,7 @@
 //! traversal is iterative (a tree cursor plus explicit stacks): nesting in
 //! the input cannot overflow the Rust stack.
 
+use super::assigned::Assigned;
 use super::cwd::{self, Places};
 use super::words::{self, Word};
 use std::collections::HashMap;
@@ -99,6 +100,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
             None => Places::start(),
         }
     };
+    // Values certain from a top-level assignment on (see `assigned`).
+    let mut assigned = Assigned::default();
     let mut cursor = tree.root_node().walk();
     loop {
         let node = cursor.node();
@@ -112,7 +115,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         for mut command in carried.into_iter().flatten() {
             command.via = labels.iter().map(|(_, l)| *l).collect();
             command.places = place_of(node.id());
-            found.push(command);
+            found.push(assigned.apply(command));
         }
         match node.kind() {
             // `EDITOR='rm -rf ~'; git commit`: an assignment with no
@@ -125,7 +128,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 if found.len() >= limit {
                     break;
                 }
-                found.push(FoundCommand {
+                found.push(assigned.apply(FoundCommand {
                     words: Vec::new(),
                     assignments: bare_assignments(node, src),
                     via: labels.iter().map(|(_, l)| *l).collect(),
@@ -133,7 +136,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     writes: Vec::new(),
                     reads: Vec::new(),
                     places: place_of(node.id()),
-                });
+                }));
+                assigned.note(node, src);
             }
             "redirected_statement" => {
                 match remember_redirects(node, src, &mut outer_redirects, &mut stray) {
@@ -144,7 +148,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                         for mut command in commands {
                             command.via = labels.iter().map(|(_, l)| *l).collect();
                             command.places = place_of(node.id());
-                            found.push(command);
+                            found.push(assigned.apply(command));
                         }
                     }
                     None => {}
@@ -173,7 +177,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     command.input = Some(input);
                     command.via = labels.iter().map(|(_, l)| *l).collect();
                     command.places = place_of(node.id());
-                    found.push(command);
+                    found.push(assigned.apply(command));
                 }
             }
             "function_definition" => {
@@ -213,8 +217,9 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     command.writes.extend(written_file(*redirect, src));
                 }
                 if !command.words.is_empty() {
-                    found.push(command);
+                    found.push(assigned.apply(command));
                 }
+                assigned.note(node, src);
             }
             _ => {}
         }
