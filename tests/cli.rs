@@ -200,7 +200,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // files under .git), the hook-settings guard and the system-file writes
     // (the line writes a file: `touch`).
     assert!(
-        explanation.contains("137 rule(s) for this hook, 6 candidate(s) after indexing"),
+        explanation.contains("139 rule(s) for this hook, 6 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

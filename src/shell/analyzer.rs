@@ -73,6 +73,8 @@ struct Candidate {
     input: Option<Input>,
     /// Files its redirections write.
     writes: Vec<Word>,
+    /// Files its redirections open for reading besides standard input.
+    reads: Vec<String>,
     /// Where it runs, relative to its script's start.
     places: Places,
     launched: Launched,
@@ -131,6 +133,7 @@ impl Analyzer {
                     assignments: Vec::new(),
                     input: None,
                     writes: Vec::new(),
+                    reads: Vec::new(),
                     places: Places::start(),
                     launched,
                     context,
@@ -233,6 +236,7 @@ impl Analyzer {
                 assignments: command.assignments,
                 input: command.input,
                 writes: command.writes,
+                reads: command.reads,
                 places: command.places,
                 launched: Launched::default(),
                 context: Context {
@@ -338,6 +342,7 @@ impl Analyzer {
             assignments,
             input,
             writes,
+            reads: other_reads,
             places,
             launched,
             context,
@@ -367,6 +372,7 @@ impl Analyzer {
                 assignments: assignments.clone(),
                 input: input.clone(),
                 writes: writes.clone(),
+                reads: other_reads.clone(),
                 places: places.clone(),
                 launched: Launched {
                     reading_from: *reading_from,
@@ -489,12 +495,21 @@ impl Analyzer {
         };
         let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
         writes.extend(targets::written_operands(&program, arg_words));
-        let mut reads: Vec<Target> = match &input {
-            Some(Input::File(path)) if !launchers::is_stream_path(path) => {
-                vec![Target::read_from(path)]
-            }
-            _ => Vec::new(),
+        let stdin_file = match &input {
+            Some(Input::File(path)) => Some(path),
+            _ => None,
         };
+        let mut reads: Vec<Target> = stdin_file
+            .into_iter()
+            .chain(&other_reads)
+            .filter(|path| !launchers::is_stream_path(path))
+            .map(|path| Target::read_from(path))
+            .collect();
+        reads.extend(
+            targets::read_operands(&program, arg_words)
+                .into_iter()
+                .filter(|t| !launchers::is_stream_path(&t.text)),
+        );
         for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
             if context.execdir && !target.contents {
                 target.run_in(&Places::unknown());

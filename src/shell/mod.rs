@@ -33,6 +33,7 @@
 
 mod analyzer;
 mod ansi_c;
+mod assigned;
 mod config_commands;
 mod cwd;
 mod flags;
@@ -133,8 +134,10 @@ pub struct SimpleCommand {
     /// destinations (and `ln`'s sources), `tee` files, `sed -i`/`perl -i`
     /// files, `curl -o`/`wget -O` outputs, files given to editors.
     pub writes: Vec<Target>,
-    /// Files its standard input is redirected from (`cat < .env`), so a
-    /// rule about reading files sees them as well as file arguments.
+    /// Files its redirections open for reading (`cat < .env`, `3< .env`,
+    /// `<> .env`) and files an option makes it read as input (`curl -K`,
+    /// `wget -i`, `ssh -F`, sqlite3's `.read`), so a rule about reading
+    /// files sees them as well as file arguments.
     pub reads: Vec<Target>,
 }
 

@@ -26,8 +26,8 @@
 //!   commands (`|&`, a lone `&`, `;;` and a leading or trailing operator
 //!   give up);
 //! - redirections, after a blank or an operator: an optional descriptor
-//!   `1` to `9` (not after the word `-`), then `>`, `>>` or `<` and one
-//!   word (blanks may come between); `&>` and `&>>` and one word; `>&N` or `N>&M` with one-digit
+//!   `1` to `9` (not after the word `-`), then `>` or `>>`, or no
+//!   descriptor and `<`, and one word (blanks may come between); `&>` and `&>>` and one word; `>&N` or `N>&M` with one-digit
 //!   descriptors. `<&`, `<>`, `>|`, `<<`, `<<<` and a redirection written
 //!   straight after a word (`x>f`) give up;
 //! - a command starts with a word; first words of the form `NAME=value`
@@ -187,9 +187,8 @@ fn place(line: &str, commands: &mut [FoundCommand], nodes: &[Node], joins: &[Joi
 enum Redirect {
     /// Writes the file named by the next word.
     Write,
-    /// Reads the file named by the next word; `stdin` when it is the
-    /// command's standard input.
-    Read { stdin: bool },
+    /// Reads the file named by the next word as standard input.
+    Read,
     /// Duplicates a descriptor (`2>&1`): no word follows.
     Duplicate,
 }
@@ -235,6 +234,7 @@ impl Reader<'_> {
             via: Vec::new(),
             input: None,
             writes: Vec::new(),
+            reads: Vec::new(),
             places: Places::start(),
         };
         // False until the program word has been read.
@@ -266,12 +266,10 @@ impl Reader<'_> {
                         self.skip_blanks();
                         command.writes.push(self.word()?.0);
                     }
-                    Redirect::Read { stdin } => {
+                    Redirect::Read => {
                         self.skip_blanks();
                         let (word, _) = self.word()?;
-                        if stdin {
-                            command.input = Some(Input::File(word.text));
-                        }
+                        command.input = Some(Input::File(word.text));
                     }
                 }
                 continue;
@@ -356,9 +354,10 @@ impl Reader<'_> {
                 Redirect::Duplicate
             }
             (b'>', _) => Redirect::Write,
-            (b'<', _) => Redirect::Read {
-                stdin: descriptor.is_none(),
-            },
+            (b'<', _) if descriptor.is_none() => Redirect::Read,
+            // `3< f` opens a descriptor the command may read (`cat <&3`):
+            // the walk records it, this reader does not.
+            (b'<', _) => return None,
             _ => return None,
         };
         // `>>&`, `>|`, `<<`, `<&`, `<>` and the like.
@@ -510,6 +509,7 @@ mod tests {
             "echo hi>f",
             "cat <<EOF",
             "cat <&3",
+            "cat 3< .env",
             "echo >|f",
             "echo 12>f",
             "echo \"$x\"",

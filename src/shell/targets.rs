@@ -379,62 +379,127 @@ fn in_place_files(program: &str, args: &[Word]) -> Vec<Target> {
 }
 
 fn download_outputs(args: &[Word]) -> Vec<Target> {
+    let mut out = option_values(
+        args,
+        "oOaP",
+        &[
+            "output",
+            "output-document",
+            "output-file",
+            "append-output",
+            "directory-prefix",
+        ],
+    );
+    // `curl -O` names the file after the URL; that only writes where the
+    // command runs, never onto a given path.
+    out.retain(|t| !t.text.is_empty() && !t.text.contains("://"));
+    out
+}
+
+/// The values given to the options named by `short` letters (`-o f`,
+/// `-of`, last in a cluster `-so f`) and `long` names (`--output f`,
+/// `--output=f`), wherever they stand.
+fn option_values(args: &[Word], short: &str, long: &[&str]) -> Vec<Target> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(word) = args.get(i) {
         i += 1;
         let text = word.text.as_str();
-        for long in [
-            "--output=",
-            "--output-document=",
-            "--output-file=",
-            "--append-output=",
-            "--directory-prefix=",
-        ] {
-            if let Some(value) = text.strip_prefix(long) {
-                out.push(Target {
+        if let Some(name) = text.strip_prefix("--") {
+            match name.split_once('=') {
+                Some((name, value)) if long.contains(&name) => out.push(Target {
                     text: value.to_string(),
                     ..Target::of(word)
-                });
-            }
-        }
-        if matches!(
-            text,
-            "--output"
-                | "--output-document"
-                | "--output-file"
-                | "--append-output"
-                | "--directory-prefix"
-        ) {
-            if let Some(value) = args.get(i) {
-                out.push(Target::of(value));
-                i += 1;
+                }),
+                None if long.contains(&name) => {
+                    if let Some(value) = args.get(i) {
+                        out.push(Target::of(value));
+                        i += 1;
+                    }
+                }
+                _ => {}
             }
             continue;
         }
-        if text.starts_with('-') && !text.starts_with("--") {
-            for (at, letter) in text[1..].char_indices() {
-                if matches!(letter, 'o' | 'O' | 'a' | 'P') {
-                    let rest = &text[1 + at + 1..];
-                    if rest.is_empty() {
-                        if let Some(value) = args.get(i) {
-                            out.push(Target::of(value));
-                            i += 1;
-                        }
-                    } else {
-                        out.push(Target {
-                            text: rest.to_string(),
-                            ..Target::of(word)
-                        });
+        if !text.starts_with('-') {
+            continue;
+        }
+        for (at, letter) in text[1..].char_indices() {
+            if short.contains(letter) {
+                let rest = &text[1 + at + letter.len_utf8()..];
+                if rest.is_empty() {
+                    if let Some(value) = args.get(i) {
+                        out.push(Target::of(value));
+                        i += 1;
                     }
-                    break;
+                } else {
+                    out.push(Target {
+                        text: rest.to_string(),
+                        ..Target::of(word)
+                    });
                 }
+                break;
             }
         }
     }
-    // `curl -O` names the file after the URL; that only writes where the
-    // command runs, never onto a given path.
-    out.retain(|t| !t.text.is_empty() && !t.text.contains("://"));
+    out
+}
+
+/// Files a program reads because an option or argument names them, other
+/// than its operands: `curl -K`/`--config` (options, one per line), `wget
+/// -i`/`--input-file` (URLs) and `--config`, `ssh`/`scp`/`sftp -F` (a
+/// configuration), sqlite3's `-init` file, `.read`/`.import` dot-commands
+/// and `readfile('...')`. Each quotes a line it cannot use in its error
+/// message, so a credential file handed to one is printed.
+pub fn read_operands(program: &str, args: &[Word]) -> Vec<Target> {
+    let mut found = match program {
+        "curl" => option_values(args, "K", &["config"]),
+        "wget" => option_values(args, "i", &["input-file", "config"]),
+        "ssh" | "scp" | "sftp" | "autossh" => option_values(args, "F", &[]),
+        "sqlite3" => sqlite_reads(args),
+        _ => return Vec::new(),
+    };
+    // `-` is standard input, which a redirection names where it matters.
+    found.retain(|t| !t.text.is_empty() && t.text != "-");
+    found
+}
+
+/// The files sqlite3 is told to read: `-init FILE`, and in any argument
+/// (SQL or a dot-command, also `-cmd`'s), `.read FILE`, `.import [--opts]
+/// FILE TABLE` and the CLI's `readfile('FILE')` function.
+fn sqlite_reads(args: &[Word]) -> Vec<Target> {
+    let mut out = Vec::new();
+    let at = |word: &Word, text: &str| Target {
+        text: text.to_string(),
+        ..Target::of(word)
+    };
+    for (i, word) in args.iter().enumerate() {
+        let text = word.text.trim_start();
+        if matches!(text, "-init" | "--init") {
+            out.extend(args.get(i + 1).map(Target::of));
+        }
+        let mut rest = text;
+        while let Some(start) = rest.find("readfile(") {
+            rest = &rest[start + "readfile(".len()..];
+            let inner = rest.trim_start();
+            if let Some(quote @ ('\'' | '"')) = inner.chars().next() {
+                if let Some(end) = inner[1..].find(quote) {
+                    out.push(at(word, &inner[1..1 + end]));
+                }
+            }
+        }
+        for line in text.lines() {
+            let mut tokens = line.split_whitespace();
+            let file = match tokens.next() {
+                Some(".read") => tokens.next(),
+                Some(".import") => tokens.find(|t| !t.starts_with('-')),
+                _ => None,
+            };
+            if let Some(file) = file {
+                out.push(at(word, file.trim_matches(['\'', '"'])));
+            }
+        }
+    }
     out
 }
 

@@ -8,6 +8,7 @@
 //! traversal is iterative (a tree cursor plus explicit stacks): nesting in
 //! the input cannot overflow the Rust stack.
 
+use super::assigned::Assigned;
 use super::cwd::{self, Places};
 use super::words::{self, Word};
 use std::collections::HashMap;
@@ -35,6 +36,11 @@ pub struct FoundCommand {
     pub input: Option<Input>,
     /// Files its redirections write (`> f`, `>> f`, `&> f`, `<> f`).
     pub writes: Vec<Word>,
+    /// Files its redirections open for reading other than as its standard
+    /// input (`3< f`, `<> f`): a descriptor the command may read
+    /// (`cat <&3`, `read -u 3`, `/dev/fd/3`), or `exec` keeps open for
+    /// every later command.
+    pub reads: Vec<String>,
     /// The directories it may run in, relative to the script's start.
     pub places: Places,
 }
@@ -94,6 +100,8 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
             None => Places::start(),
         }
     };
+    // Values certain from a top-level assignment on (see `assigned`).
+    let mut assigned = Assigned::default();
     let mut cursor = tree.root_node().walk();
     loop {
         let node = cursor.node();
@@ -107,7 +115,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         for mut command in carried.into_iter().flatten() {
             command.via = labels.iter().map(|(_, l)| *l).collect();
             command.places = place_of(node.id());
-            found.push(command);
+            found.push(assigned.apply(command));
         }
         match node.kind() {
             // `EDITOR='rm -rf ~'; git commit`: an assignment with no
@@ -120,14 +128,16 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 if found.len() >= limit {
                     break;
                 }
-                found.push(FoundCommand {
+                found.push(assigned.apply(FoundCommand {
                     words: Vec::new(),
                     assignments: bare_assignments(node, src),
                     via: labels.iter().map(|(_, l)| *l).collect(),
                     input: None,
                     writes: Vec::new(),
+                    reads: Vec::new(),
                     places: place_of(node.id()),
-                });
+                }));
+                assigned.note(node, src);
             }
             "redirected_statement" => {
                 match remember_redirects(node, src, &mut outer_redirects, &mut stray) {
@@ -138,7 +148,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                         for mut command in commands {
                             command.via = labels.iter().map(|(_, l)| *l).collect();
                             command.places = place_of(node.id());
-                            found.push(command);
+                            found.push(assigned.apply(command));
                         }
                     }
                     None => {}
@@ -167,7 +177,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     command.input = Some(input);
                     command.via = labels.iter().map(|(_, l)| *l).collect();
                     command.places = place_of(node.id());
-                    found.push(command);
+                    found.push(assigned.apply(command));
                 }
             }
             "function_definition" => {
@@ -199,6 +209,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                 command.via = labels.iter().map(|(_, l)| *l).collect();
                 command.places = place_of(node.id());
                 command.input = command.input.or_else(|| stdin_of(&redirects, src));
+                command.reads.extend(other_reads(&redirects, src));
                 for redirect in &redirects {
                     command
                         .words
@@ -206,8 +217,9 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     command.writes.extend(written_file(*redirect, src));
                 }
                 if !command.words.is_empty() {
-                    found.push(command);
+                    found.push(assigned.apply(command));
                 }
+                assigned.note(node, src);
             }
             _ => {}
         }
@@ -508,12 +520,17 @@ fn remember_redirects<'t>(
         if words.is_empty() && (!writes.is_empty() || matches!(input, Some(Input::File(_)))) {
             words.push(Word::literal(":"));
         }
+        let reads = other_reads(&redirects, src);
+        if words.is_empty() && !reads.is_empty() {
+            words.push(Word::literal(":"));
+        }
         (!words.is_empty()).then(|| FoundCommand {
             words,
             assignments,
             via: Vec::new(),
             input,
             writes,
+            reads,
             places: Places::start(),
         })
     };
@@ -567,6 +584,7 @@ fn colon_command(writes: Vec<Word>, read: Option<String>) -> FoundCommand {
         via: Vec::new(),
         input: read.map(Input::File),
         writes,
+        reads: Vec::new(),
         places: Places::start(),
     }
 }
@@ -590,6 +608,22 @@ fn read_file(redirect: Node<'_>, src: &str) -> Option<String> {
     matches!(operator, "<" | "<>").then(|| words::from_node(destination, src).text)
 }
 
+/// The files redirections open for reading that are not the command's
+/// standard input as [`stdin_of`] takes it: `N< f` with a descriptor other
+/// than 0, and `<> f` on any descriptor.
+fn other_reads(redirects: &[Node<'_>], src: &str) -> Vec<String> {
+    redirects
+        .iter()
+        .filter(|r| {
+            let text = words::node_text(**r, src);
+            let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let stdin = text[..digits].bytes().all(|d| d == b'0');
+            text[digits..].starts_with("<>") || !stdin
+        })
+        .filter_map(|r| read_file(*r, src))
+        .collect()
+}
+
 /// The file a redirection writes, if it writes one: `>`, `>>`, `>|`,
 /// `&>`, `&>>`, `<>`, and `>&` followed by a name (not a descriptor).
 fn written_file(redirect: Node<'_>, src: &str) -> Option<Word> {
@@ -609,6 +643,7 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
         via: Vec::new(),
         input: None,
         writes: Vec::new(),
+        reads: Vec::new(),
         places: Places::start(),
     };
     let mut redirects = Vec::new();
@@ -692,6 +727,7 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
         last_word = word_at.map(|at| (at, child.end_byte()));
     }
     command.input = stdin_of(&redirects, src);
+    command.reads = other_reads(&redirects, src);
     command
 }
 
@@ -707,12 +743,14 @@ fn only_line_continuations(src: &str, start: usize, end: usize) -> bool {
 fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> FoundCommand {
     let mut words_found = Vec::new();
     let mut writes = Vec::new();
+    let mut redirects = Vec::new();
     let mut gaps = Gaps::default();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         gaps.check(src, child, misread);
         if child.kind().ends_with("_redirect") {
             writes.extend(written_file(child, src));
+            redirects.push(child);
             continue;
         }
         if child.kind() == "comment" {
@@ -737,6 +775,7 @@ fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Foun
         via: Vec::new(),
         input: None,
         writes,
+        reads: other_reads(&redirects, src),
         places: Places::start(),
     }
 }
@@ -902,6 +941,34 @@ mod tests {
         // Other variables run nothing.
         let a = analyze("NAME='rm -rf ~'; git commit");
         assert_eq!(a.programs().collect::<Vec<_>>(), ["git"]);
+    }
+
+    #[test]
+    fn files_opened_on_other_descriptors_are_reads() {
+        for (line, program) in [
+            ("cat 3<.env <&3", "cat"),
+            ("cat <&3 3< .env", "cat"),
+            ("exec 3<.env", "exec"),
+            ("cat <> .env", "cat"),
+            ("read -r -u 3 x 3< .env", "read"),
+            ("export X=1 3<.env", "export"),
+            ("3<.env", ":"),
+        ] {
+            let a = analyze(line);
+            let command = a.commands.iter().find(|c| c.program == program);
+            let reads: Vec<&str> = command
+                .map(|c| c.reads.iter().map(|t| t.text.as_str()).collect())
+                .unwrap_or_default();
+            assert_eq!(reads, [".env"], "{line}: {a:?}");
+        }
+        // Duplicates and standard input read no second file.
+        let a = analyze("cat 2>&1 < in.txt 3>&1");
+        let reads: Vec<&str> = a.commands[0]
+            .reads
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(reads, ["in.txt"]);
     }
 
     #[test]

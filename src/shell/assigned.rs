@@ -1,0 +1,355 @@
+//! Variables a script sets to a known value before it uses them.
+//!
+//! `U=http://169.254.169.254/latest/meta-data; curl $U` fetches the
+//! metadata address as surely as writing it after `curl`, and
+//! `F=.env; cat $F` prints the file; read word by word, `$U` and `$F` said
+//! nothing. A later `$NAME` or `${NAME}` is shown with the value when the
+//! value is certain there:
+//!
+//! - the assignment is a statement of its own at the top of the script
+//!   (`U=...;`, `export U=...;`), or starts a list there (`U=... &&`), so
+//!   it runs before everything after it, whatever succeeded or failed (not
+//!   later in a list, nor inside `if`, a loop, a group, a function, a
+//!   pipeline, a background job or a subshell);
+//! - the value is literal and stays one word unquoted: no expansion, no
+//!   blank, no glob character, not empty;
+//! - nothing else on the line may set the name: the name appears nowhere
+//!   but in that assignment and in `$NAME`/`${NAME}`, and the line holds
+//!   none of the builtins and syntax that set a variable whose name is
+//!   computed (`read`, `printf -v`, `declare`, `eval`, `source`,
+//!   arithmetic, array subscripts, `IFS`, ...).
+//!
+//! Otherwise the word stays as written, as before. A word given a value
+//! keeps `literal: false`, so whatever treats an unknown word with care
+//! (a delete target, a program name) still does: the value only adds what
+//! rules can see in the text.
+
+use super::walk::{FoundCommand, Input};
+use super::words::{self, Word};
+use tree_sitter::Node;
+
+/// Text that makes every variable of the line uncertain: builtins and
+/// syntax that assign a name computed at run time or run code the line
+/// does not show (`read`, `readarray`, `readonly` share a prefix).
+const UNCERTAIN: &[&str] = &[
+    "eval", "source", "alias", "trap", "read", "mapfile", "printf", "getopts", "declare",
+    "typeset", "local", "let", "unset", "((", "[[", "${!", "IFS", "enable", "builtin",
+];
+
+/// The certain values known so far in one script's walk.
+#[derive(Debug, Default)]
+pub struct Assigned {
+    values: Vec<(String, String)>,
+}
+
+impl Assigned {
+    /// Learn the values `statement` sets, if it is an assignment statement
+    /// standing at the top of the script.
+    pub fn note(&mut self, statement: Node<'_>, src: &str) {
+        // Most statements are commands: leave them before any tree walk.
+        if !matches!(
+            statement.kind(),
+            "variable_assignment" | "variable_assignments" | "declaration_command"
+        ) {
+            return;
+        }
+        let Some(top) = unconditional_top(statement) else {
+            return;
+        };
+        let after = words::slice(src, statement.end_byte(), src.len()).trim_start();
+        let leads_list = top != statement && (after.starts_with("&&") || after.starts_with("||"));
+        if !stands_alone(top, src) || !(top == statement || leads_list) {
+            return;
+        }
+        let mut cursor = statement.walk();
+        let assignments: Vec<Node<'_>> = match statement.kind() {
+            "variable_assignment" => vec![statement],
+            "variable_assignments" => statement
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "variable_assignment")
+                .collect(),
+            "declaration_command" => {
+                let keyword = statement.child(0).map(|k| words::node_text(k, src));
+                let children: Vec<Node<'_>> = statement.named_children(&mut cursor).collect();
+                if keyword != Some("export")
+                    || children.iter().any(|c| c.kind() != "variable_assignment")
+                {
+                    return;
+                }
+                children
+            }
+            _ => return,
+        };
+        for assignment in assignments {
+            if let Some((name, value)) = certain_value(assignment, src) {
+                self.values.push((name, value));
+            }
+        }
+    }
+
+    /// `command` with the known values in place of their expansions.
+    pub fn apply(&self, mut command: FoundCommand) -> FoundCommand {
+        if self.values.is_empty() {
+            return command;
+        }
+        for word in command.words.iter_mut().chain(&mut command.writes) {
+            self.fill_word(word);
+        }
+        for (_, value) in &mut command.assignments {
+            self.fill_word(value);
+        }
+        match &mut command.input {
+            Some(Input::File(path)) => *path = self.fill(path),
+            Some(Input::HereString(word)) => self.fill_word(word),
+            _ => {}
+        }
+        for path in &mut command.reads {
+            *path = self.fill(path);
+        }
+        command
+    }
+
+    fn fill_word(&self, word: &mut Word) {
+        // A literal word holds no expansion: any `$` in it was quoted.
+        if !word.literal {
+            word.text = self.fill(&word.text);
+        }
+    }
+
+    /// `text` with each `$NAME` and `${NAME}` of a known name replaced.
+    fn fill(&self, text: &str) -> String {
+        if !text.contains('$') {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, braced) = match after.strip_prefix('{') {
+                Some(inner) => (inner.split('}').next().unwrap_or(""), true),
+                None => (&after[..name_length(after)], false),
+            };
+            let closed = !braced || after[1 + name.len()..].starts_with('}');
+            match self.value(name).filter(|_| closed && !name.is_empty()) {
+                Some(value) => {
+                    out.push_str(value);
+                    rest = &after[name.len() + if braced { 2 } else { 0 }..];
+                }
+                None => {
+                    // `$$` is one parameter: its second `$` starts nothing.
+                    let skip = if after.starts_with('$') { 2 } else { 1 };
+                    out.push_str(&rest[at..at + skip]);
+                    rest = &rest[at + skip..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The top-level statement within which `statement` runs whatever else
+/// happens: itself when it stands at the top of the script, or the list it
+/// starts (`U=x && curl $U`, `U=x || exit; curl $U`).
+fn unconditional_top(statement: Node<'_>) -> Option<Node<'_>> {
+    let mut node = statement;
+    loop {
+        let parent = node.parent()?;
+        match parent.kind() {
+            "program" => return Some(node),
+            "list" if parent.child(0) == Some(node) => node = parent,
+            _ => return None,
+        }
+    }
+}
+
+/// True when only `;`, a newline or the script's ends surround
+/// `statement` in the source: not `&` (a background job sets nothing in
+/// the shell), and not a `|` or `&&` the parser was shown as `;` (see
+/// `view::flatten_pipes`), which the tree alone would not tell.
+fn stands_alone(statement: Node<'_>, src: &str) -> bool {
+    let before = words::slice(src, 0, statement.start_byte()).trim_end_matches([' ', '\t']);
+    let after = words::slice(src, statement.end_byte(), src.len()).trim_start_matches([' ', '\t']);
+    (before.is_empty() || before.ends_with(['\n', ';']))
+        && (after.is_empty() || after.starts_with(['\n', ';']))
+}
+
+/// Length of the variable name `text` starts with (0 if none).
+fn name_length(text: &str) -> usize {
+    if text.starts_with(|c: char| c.is_ascii_digit()) {
+        return 0;
+    }
+    text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len())
+}
+
+/// The name and value of `assignment` when the value is certain wherever
+/// the script uses the name after it (see the module docs).
+fn certain_value(assignment: Node<'_>, src: &str) -> Option<(String, String)> {
+    let name_node = assignment.child_by_field_name("name")?;
+    let name = words::node_text(name_node, src);
+    let operator_at = name_node.end_byte();
+    // `U+=x` appends to a value from elsewhere; `U[1]=x` is an array.
+    let operator = src.get(operator_at..).unwrap_or("");
+    if name_node.kind() != "variable_name" || !operator.starts_with('=') {
+        return None;
+    }
+    let value = words::from_node(assignment.child_by_field_name("value")?, src);
+    let text = value.static_text()?;
+    let splits = |c: char| c.is_whitespace() || matches!(c, '*' | '?' | '[' | '$' | '`');
+    let tilde_inside = text.chars().skip(1).any(|c| c == '~');
+    if text.is_empty() || text.contains(splits) || tilde_inside {
+        return None;
+    }
+    (only_assigned_once(name, name_node.start_byte(), src) && !line_is_uncertain(src))
+        .then(|| (name.to_string(), text.to_string()))
+}
+
+/// True when `name` appears in `src` only as the assignment at `at` and
+/// as `$name` or `${name}`.
+fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
+    let bytes = src.as_bytes();
+    let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(found) = src[from..].find(name) {
+        let start = from + found;
+        let end = start + name.len();
+        from = end;
+        let bounded = (start == 0 || !is_name_byte(bytes[start - 1]))
+            && bytes.get(end).is_none_or(|&b| !is_name_byte(b));
+        if !bounded || start == at {
+            continue;
+        }
+        let before = &src[..start];
+        let plain_use =
+            before.ends_with('$') && !before.ends_with("$$") && !before.ends_with("\\$");
+        let braced_use = before.ends_with("${") && src[end..].starts_with('}');
+        if !(plain_use || braced_use) {
+            return false;
+        }
+    }
+    true
+}
+
+/// True when the line holds something that may set a variable the text
+/// does not name (see [`UNCERTAIN`]), an array subscript (arithmetic,
+/// which assigns too: `a[x]` evaluates x's value) or a `.` command.
+fn line_is_uncertain(src: &str) -> bool {
+    let bytes = src.as_bytes();
+    UNCERTAIN.iter().any(|t| src.contains(t))
+        || bytes
+            .windows(2)
+            .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'[')
+        || src
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '`'))
+            .any(|w| w == ".")
+        || export_is_computed(src)
+}
+
+/// An `export` whose words hold an expansion (`export "$x=1"` sets a
+/// name computed at run time).
+fn export_is_computed(src: &str) -> bool {
+    src.match_indices("export").any(|(at, _)| {
+        src[at..]
+            .split(['\n', ';', '&', '|'])
+            .next()
+            .is_some_and(|statement| statement.contains(['$', '`']))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::analyze;
+
+    fn args_of(line: &str, program: &str) -> Vec<String> {
+        let a = analyze(line);
+        a.commands
+            .iter()
+            .find(|c| c.program == program)
+            .map(|c| c.args.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_certain_value_is_seen_where_it_is_used() {
+        let url = "http://169.254.169.254/latest/meta-data";
+        assert_eq!(args_of(&format!("U={url}; curl $U"), "curl"), [url]);
+        assert_eq!(
+            args_of(&format!("U={url}\ncurl -s \"${{U}}/x\""), "curl"),
+            ["-s", &format!("{url}/x")]
+        );
+        assert_eq!(args_of("export T=/; rm -rf \"$T\"", "rm"), ["-rf", "/"]);
+        assert_eq!(args_of("A=a B=.env; cat $A $B", "cat"), ["a", ".env"]);
+        assert_eq!(args_of(&format!("U={url} && curl $U"), "curl"), [url]);
+        assert_eq!(
+            args_of(&format!("U={url} || exit; a && curl $U"), "curl"),
+            [url]
+        );
+        // Inside substitutions and pipelines that come later.
+        assert_eq!(args_of("F=.env; echo $(cat $F) | wc", "cat"), [".env"]);
+        // `$$` is the process id, then the letter.
+        assert_eq!(args_of("U=x; echo $$U", "echo"), ["$$U"]);
+    }
+
+    #[test]
+    fn a_value_that_may_differ_is_left_as_written() {
+        for (line, program, expected) in [
+            // Not a statement of its own at the top of the script.
+            ("true && U=x; curl $U", "curl", "$U"),
+            ("if a; then U=x; fi; curl $U", "curl", "$U"),
+            ("(U=x); curl $U", "curl", "$U"),
+            ("{ U=x; }; curl $U", "curl", "$U"),
+            ("U=x & curl $U", "curl", "$U"),
+            ("a | U=x; curl $U", "curl", "$U"),
+            ("a | b | U=x; curl $U", "curl", "$U"),
+            ("U=x | curl $U", "curl", "$U"),
+            ("a && U=x && curl $U", "curl", "$U"),
+            ("a | b | U=x && curl $U", "curl", "$U"),
+            ("U=x && a & curl $U", "curl", "$U"),
+            // Used before it is set, or set for one command only.
+            ("curl $U; U=x", "curl", "$U"),
+            ("U=x curl $U", "curl", "$U"),
+            // Not one literal word.
+            ("U=$(cat f); curl $U", "curl", "$U"),
+            ("U='a b'; curl $U", "curl", "$U"),
+            ("U=*.txt; cat $U", "cat", "$U"),
+            ("U=; curl x$U", "curl", "x$U"),
+            ("U+=x; curl $U", "curl", "$U"),
+            // Set again, or by a name computed at run time.
+            ("U=x; U=y; curl $U", "curl", "$U"),
+            ("U=x; read U; curl $U", "curl", "$U"),
+            ("U=x; for U in a; do :; done; curl $U", "curl", "$U"),
+            ("U=x; printf -v \"$n\" y; curl $U", "curl", "$U"),
+            ("U=x; eval \"$c\"; curl $U", "curl", "$U"),
+            ("U=x; . ./env.sh; curl $U", "curl", "$U"),
+            ("U=x; export \"$n=y\"; curl $U", "curl", "$U"),
+            ("U=x; a[n]=1; curl $U", "curl", "$U"),
+            ("U=x; : $((n)); curl $U", "curl", "$U"),
+            ("U=x; echo ${U:-y}; curl $U", "curl", "$U"),
+            // Quoted, `$U` is text.
+            ("U=x; curl '$U'", "curl", "$U"),
+        ] {
+            assert_eq!(
+                args_of(line, program).last().map(String::as_str),
+                Some(expected),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_keeps_the_word_unknown_for_what_needs_certainty() {
+        let a = analyze("D=build; rm -rf $D");
+        let rm = a.commands.iter().find(|c| c.program == "rm").unwrap();
+        assert_eq!(rm.targets[0].text, "build");
+        assert!(!rm.targets[0].literal);
+    }
+}
