@@ -207,16 +207,20 @@ impl Op {
         .copied()
     }
 
-    /// The test on `subject`; `None` for a damaged literal.
+    /// The test on `subject`; `None` for a damaged set. A literal is the
+    /// UTF-8 of a string literal, compared as bytes: on UTF-8 texts a byte
+    /// prefix, suffix, infix or equality is exactly the string one (a
+    /// match can only start and end on character boundaries), and no
+    /// check of the literal's encoding is paid per test.
     fn answer(self, subject: &str, literal: &[u8]) -> Option<bool> {
-        let text = || std::str::from_utf8(literal).ok();
+        let subject = subject.as_bytes();
         Some(match self {
-            Op::StartsWith => subject.starts_with(text()?),
-            Op::EndsWith => subject.ends_with(text()?),
-            Op::Contains => subject.contains(text()?),
-            Op::Equals => subject == text()?,
-            Op::NotEquals => subject != text()?,
-            Op::In => Set::read(literal)?.contains(subject.as_bytes())?,
+            Op::StartsWith => subject.starts_with(literal),
+            Op::EndsWith => subject.ends_with(literal),
+            Op::Contains => memchr::memmem::find(subject, literal).is_some(),
+            Op::Equals => subject == literal,
+            Op::NotEquals => subject != literal,
+            Op::In => Set::read(literal)?.contains(subject)?,
         })
     }
 }
