@@ -278,12 +278,11 @@ fn home() -> Option<String> {
 }
 
 fn normalized_path(path: &CelString<'_>, root: &CelString<'_>) -> CelString<'static> {
-    CelString::from(normalized_text(path.inner(), root.inner()))
-}
-
-/// `path.normalizedPath(root)`'s text, for the native loops that call it.
-pub(crate) fn normalized_text(path: &str, root: &str) -> String {
-    paths::normalize(path, root, home().as_deref())
+    CelString::from(paths::normalize(
+        path.inner(),
+        root.inner(),
+        home().as_deref(),
+    ))
 }
 
 fn is_within(path: &CelString<'_>, dir: &CelString<'_>) -> CelBool {

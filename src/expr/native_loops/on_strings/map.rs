@@ -259,6 +259,10 @@ struct Apply<'a> {
     program: &'a [u8],
     at: usize,
     root: &'a str,
+    /// `$HOME`, read by the first path normalised in a call: the
+    /// interpreter reads it per `normalizedPath` (an environment lock, a
+    /// scan and a copy), and nothing can change it within one call.
+    home: &'a mut Option<Option<String>>,
     /// A buffer for predicates' lowercase copies.
     lower: &'a mut String,
 }
@@ -301,7 +305,8 @@ impl Apply<'_> {
             NORMALIZED => {
                 let text = self.value(v, apply, depth + 1)?;
                 if apply {
-                    crate::expr::functions::normalized_text(&text, self.root)
+                    let home = self.home.get_or_insert_with(crate::paths::home_dir);
+                    crate::paths::normalize(&text, self.root, home.as_deref())
                 } else {
                     text
                 }
@@ -341,12 +346,19 @@ impl Apply<'_> {
 
 /// The chain's value for one string: what the last stage makes of it, or
 /// `None` when a filter drops it. `Err(())` for a damaged program.
-fn through(stages: &[u8], s: &str, root: &str, lower: &mut String) -> Result<Option<String>, ()> {
+fn through(
+    stages: &[u8],
+    s: &str,
+    root: &str,
+    home: &mut Option<Option<String>>,
+    lower: &mut String,
+) -> Result<Option<String>, ()> {
     let mut current: Cow<'_, str> = Cow::Borrowed(s);
     let mut apply = Apply {
         program: stages,
         at: 0,
         root,
+        home,
         lower,
     };
     while apply.at < stages.len() {
@@ -394,10 +406,16 @@ pub(super) fn map_strings<'b, 'v>(
             "the range is not a list of strings or the root not a string",
         ));
     };
-    let mut lower = String::new();
+    let (mut lower, mut home) = (String::new(), None);
     let mut out: Vec<Box<dyn Val + 'v>> = Vec::with_capacity(strings.len());
     for s in strings {
-        match through(stages.inner(), s.inner(), root.inner(), &mut lower) {
+        match through(
+            stages.inner(),
+            s.inner(),
+            root.inner(),
+            &mut home,
+            &mut lower,
+        ) {
             Ok(Some(text)) => out.push(Box::new(CelString::from(text))),
             Ok(None) => {}
             Err(()) => return Err(damaged()),
