@@ -28,7 +28,8 @@
 //!   saves a lookup and an error built per element, and costs a binding
 //!   per remaining element only on a line the loop matched.
 //! - **Loops over strings** (`filter`, `exists`, `all`) whose predicate
-//!   compares the string with literals only: run natively when the range
+//!   compares the string with literals only, and `map`s that lowercase,
+//!   cut a known prefix or normalise paths: run natively when the range
 //!   is a list of strings, as written otherwise ([`on_strings`]).
 //! - **Negations of boolean tests.** `!E` becomes `E ? false : true` when
 //!   `E` can only give a boolean or an error (a comparison, a logical
@@ -60,13 +61,15 @@ mod on_strings;
 pub use on_strings::written_loop;
 
 /// The functions the rewritten trees call, by name.
-pub const FUNCTIONS: [&str; 6] = [
+pub const FUNCTIONS: [&str; 8] = [
     EXISTS_IN,
     ALL_IN,
     on_strings::FUNCTIONS[0],
     on_strings::FUNCTIONS[1],
     on_strings::FUNCTIONS[2],
     on_strings::FUNCTIONS[3],
+    on_strings::FUNCTIONS[4],
+    on_strings::FUNCTIONS[5],
 ];
 
 /// The functions the rewritten trees call, for the environment.

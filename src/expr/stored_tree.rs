@@ -40,8 +40,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// The form's version; a record of another version is not read. 3: trees
 /// are stored rewritten for evaluation (native membership loops). 4: and
-/// with native loops over strings.
-const VERSION: u8 = 4;
+/// with native loops over strings. 5: and native maps over strings.
+const VERSION: u8 = 5;
 
 /// The deepest tree stored (and read). Deeper trees are left to the
 /// parser; the bound keeps a damaged record from recursing without end.

@@ -85,6 +85,53 @@ pub(crate) fn resolve(raw: &str, root: &str, home: Option<&str>) -> Resolution {
     res
 }
 
+/// `resolve(raw, root, home).normalized`, without the record of oddities:
+/// what [`super::normalize`] returns. Hook decisions normalise the
+/// arguments of shell commands several times per rule (`normalizedPath`,
+/// the targets of `rm`), and the whole resolution (the root and its
+/// components copied, the flags) was most of that cost. The walk is the
+/// same one: the root's components (when `raw` is relative after `~`
+/// expansion), then `raw`'s, where `..` drops the last one (never above
+/// `/`) and empty and `.` components are skipped. A `file:` URL, which
+/// needs decoding, takes [`resolve`] itself.
+pub(crate) fn normalized(raw: &str, root: &str, home: Option<&str>) -> String {
+    if raw
+        .get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+    {
+        return resolve(raw, root, home).normalized;
+    }
+    let (expanded, _) = expand_tilde(raw, home);
+    let text: &str = expanded.as_deref().unwrap_or(raw);
+    let relative = !text.starts_with('/');
+    let mut out = String::with_capacity(text.len() + if relative { root.len() + 1 } else { 1 });
+    if relative {
+        push_components(&mut out, root);
+    }
+    push_components(&mut out, text);
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// Appends `path`'s components to `out` (`/name` each), resolving `.` and
+/// `..` as [`resolve`]'s walk does.
+fn push_components(out: &mut String, path: &str) {
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            // Every component is `/name` with no `/` in the name: the last
+            // `/` starts the last component; none left, nothing to drop.
+            ".." => out.truncate(out.rfind('/').unwrap_or(0)),
+            name => {
+                out.push('/');
+                out.push_str(name);
+            }
+        }
+    }
+}
+
 /// Normalise a path that has no root or home to lean on (a root, a home, or
 /// an argument of `is_within`): relative text is taken from `/`.
 pub(crate) fn absolute_without_context(path: &str) -> String {
@@ -182,6 +229,68 @@ mod tests {
         for bad in ["", "a", "/a/", "//a", "/a/./b", "/a/..", "/./"] {
             assert!(!is_normalized(bad), "{bad}");
         }
+    }
+
+    /// Path text from pieces that exercise every branch of the walk:
+    /// empty, `.` and `..` components, tildes, `file:` URLs, names with
+    /// odd characters.
+    fn path_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "", ".", "..", "...", "a", "b c", "~", "~u", "é", ".env", "file:", "FILE:", "%2e%2e",
+            "\\", "C:", "\u{0}",
+        ]);
+        (
+            prop::sample::select(vec![
+                "", "/", "//", "~", "~/", "file://", "file:///", "File:/",
+            ]),
+            prop::collection::vec(piece, 0..7),
+            prop::sample::select(vec!["", "/"]),
+        )
+            .prop_map(|(lead, parts, tail)| format!("{lead}{}{tail}", parts.join("/")))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        /// The walk that only builds the normalised text gives what the
+        /// full resolution gives, for any path, root and home.
+        #[test]
+        fn normalized_is_the_resolutions_text(
+            raw in path_text(),
+            root in path_text(),
+            home in proptest::option::of(path_text()),
+        ) {
+            proptest::prop_assert_eq!(
+                normalized(&raw, &root, home.as_deref()),
+                resolve(&raw, &root, home.as_deref()).normalized,
+                "raw {:?}, root {:?}, home {:?}", raw, root, home
+            );
+        }
+    }
+
+    #[test]
+    fn normalized_agrees_on_the_corpora_words() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora");
+        let mut words = 0;
+        for entry in std::fs::read_dir(dir).expect("tests/corpora") {
+            let text = std::fs::read_to_string(entry.expect("entry").path()).unwrap_or_default();
+            for word in text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+                for (root, home) in [
+                    ("/proj", Some("/home/u")),
+                    ("/", None),
+                    ("/a/../b/", Some("/h/")),
+                ] {
+                    assert_eq!(
+                        normalized(word, root, home),
+                        resolve(word, root, home).normalized,
+                        "{word:?} in {root}"
+                    );
+                }
+                words += 1;
+            }
+        }
+        assert!(words > 10_000, "{words} words");
     }
 
     #[test]

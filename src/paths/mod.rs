@@ -30,7 +30,7 @@ pub use glob::{GlobSetCache, PathGlobSet, PathPatternError};
 pub use guarded::GuardedPaths;
 pub use inspect::{inspect, PathInfo};
 
-use lexical::{absolute_without_context, components, resolve};
+use lexical::{absolute_without_context, components};
 
 /// The user's home for `~`: `$HOME` when it is an absolute path. Empty or
 /// relative, it names no home (rules that need one then fail by their
@@ -46,7 +46,7 @@ pub fn home_dir() -> Option<String> {
 /// `/`), collapse repeated slashes, drop trailing slash. Returns an absolute
 /// path string using '/'.
 pub fn normalize(raw: &str, root: &str, home: Option<&str>) -> String {
-    resolve(raw, root, home).normalized
+    lexical::normalized(raw, root, home)
 }
 
 /// Component-wise containment: `is_within("/proj/a", "/proj")` is true,

@@ -45,8 +45,18 @@ pub const EXISTS_STRINGS: &str = "@exists_strings";
 /// `R.all(v, P)` over a list of strings, natively.
 pub const ALL_STRINGS: &str = "@all_strings";
 
+mod map;
+pub use map::{MAP_STRINGS, STRINGS_ONLY_WITH};
+
 /// The functions of this module, for the environment.
-pub const FUNCTIONS: [&str; 4] = [STRINGS_ONLY, FILTER_STRINGS, EXISTS_STRINGS, ALL_STRINGS];
+pub const FUNCTIONS: [&str; 6] = [
+    STRINGS_ONLY,
+    FILTER_STRINGS,
+    EXISTS_STRINGS,
+    ALL_STRINGS,
+    STRINGS_ONLY_WITH,
+    MAP_STRINGS,
+];
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload(STRINGS_ONLY, "strings_only", vec![DYN_TYPE], strings_only)?;
@@ -67,6 +77,18 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
         "all_strings",
         vec![DYN_TYPE, BYTES_TYPE],
         all_strings,
+    )?;
+    env.add_overload(
+        STRINGS_ONLY_WITH,
+        "strings_only_with",
+        vec![DYN_TYPE, DYN_TYPE],
+        map::strings_only_with,
+    )?;
+    env.add_overload(
+        MAP_STRINGS,
+        "map_strings",
+        vec![DYN_TYPE, BYTES_TYPE, DYN_TYPE],
+        map::map_strings,
     )
 }
 
@@ -78,7 +100,10 @@ pub(super) fn rewrite(c: &ComprehensionExpr, id: u64) -> Option<Expr> {
     let (function, predicate) = match quantifier(c) {
         Some((Quantifier::Exists, p)) => (EXISTS_STRINGS, p),
         Some((Quantifier::All, p)) => (ALL_STRINGS, p),
-        None => (FILTER_STRINGS, filter_predicate(c)?),
+        None => match filter_predicate(c) {
+            Some(p) => (FILTER_STRINGS, p),
+            None => return map::rewrite(c, id),
+        },
     };
     if !is_stable(&c.iter_range) {
         return None;
@@ -112,7 +137,10 @@ pub fn written_loop(expr: &IdedExpr) -> Option<&IdedExpr> {
         return None;
     };
     match (c.func_name.as_str(), &c.target, c.args.as_slice()) {
-        (operators::CONDITIONAL, None, [guard, _, written]) if matches!(&guard.expr, Expr::Call(g) if g.func_name == STRINGS_ONLY) => {
+        (operators::CONDITIONAL, None, [guard, _, written])
+            if matches!(&guard.expr, Expr::Call(g)
+            if g.func_name == STRINGS_ONLY || g.func_name == STRINGS_ONLY_WITH) =>
+        {
             Some(written)
         }
         _ => None,
@@ -207,16 +235,20 @@ impl Op {
         .copied()
     }
 
-    /// The test on `subject`; `None` for a damaged literal.
+    /// The test on `subject`; `None` for a damaged set. A literal is the
+    /// UTF-8 of a string literal, compared as bytes: on UTF-8 texts a byte
+    /// prefix, suffix, infix or equality is exactly the string one (a
+    /// match can only start and end on character boundaries), and no
+    /// check of the literal's encoding is paid per test.
     fn answer(self, subject: &str, literal: &[u8]) -> Option<bool> {
-        let text = || std::str::from_utf8(literal).ok();
+        let subject = subject.as_bytes();
         Some(match self {
-            Op::StartsWith => subject.starts_with(text()?),
-            Op::EndsWith => subject.ends_with(text()?),
-            Op::Contains => subject.contains(text()?),
-            Op::Equals => subject == text()?,
-            Op::NotEquals => subject != text()?,
-            Op::In => Set::read(literal)?.contains(subject.as_bytes())?,
+            Op::StartsWith => subject.starts_with(literal),
+            Op::EndsWith => subject.ends_with(literal),
+            Op::Contains => memchr::memmem::find(subject, literal).is_some(),
+            Op::Equals => subject == literal,
+            Op::NotEquals => subject != literal,
+            Op::In => Set::read(literal)?.contains(subject)?,
         })
     }
 }

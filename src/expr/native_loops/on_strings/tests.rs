@@ -152,6 +152,7 @@ fn rewriting_twice_is_rewriting_once() {
     for source in [
         &format!("cmd.shellCommands().exists(c, c.program == 'cat' && c.args.filter(a, !a.startsWith('-') && {SUFFIXES}).exists(p, p.endsWith('x')))"),
         "!l.exists(x, x.startsWith('a')) && l.all(x, x != 'b')",
+        "l.filter(x, x != '').map(x, x.startsWith('if=') ? x.substring(3) : x).map(p, p.normalizedPath(project_root))",
     ] {
         let (_, once) = both(source);
         let mut twice = once.clone();
@@ -410,4 +411,192 @@ fn shipped_conditions_decide_alike_on_the_corpora() {
         }
     }
     assert!(denials >= 100, "{denials} denials");
+}
+
+// ---- maps ------------------------------------------------------------------
+
+/// How many maps were made native.
+fn native_maps(expr: &IdedExpr) -> usize {
+    let mut n = 0;
+    crate::expr::ast::visit(expr, &mut |node| {
+        if matches!(&node.expr, Expr::Call(c) if c.func_name == MAP_STRINGS) {
+            n += 1;
+        }
+    });
+    n
+}
+
+#[test]
+fn maps_over_strings_become_native_and_answer_as_written() {
+    let p = json!({
+        "args": ["-n", "if=/x", "if=", "src/../.env", "/h/.ssh/ID_RSA", "é/../A", "if=é"],
+        "none": [], "mixed": ["a", 1], "m": {"if=a": 1}, "s": "abc",
+        "cmd": "cat if=.env ~/.aws/credentials | head -2",
+    });
+    let chain = "args.filter(a, !a.startsWith('-')).map(a, a.startsWith('if=') ? a.substring(3) : a).map(p, p.normalizedPath(project_root))";
+    let cases: Vec<(&str, Result<Json, ()>)> = vec![
+        (chain, Ok(json!(["/x", "/p", "/p/.env", "/h/.ssh/ID_RSA", "/p/A", "/p/é"]))),
+        ("args.map(a, a.lowerAscii())", Ok(json!(["-n", "if=/x", "if=", "src/../.env", "/h/.ssh/id_rsa", "é/../a", "if=é"]))),
+        ("args.map(a, a.startsWith('if=é') ? a.substring(4) : a.lowerAscii()).filter(b, b == '')", Ok(json!([""]))),
+        ("args.map(a, a.endsWith('x') ? a : 'no')", Ok(json!(["no", "if=/x", "no", "no", "no", "no", "no"]))),
+        ("none.map(a, a.normalizedPath(project_root))", Ok(json!([]))),
+        ("args.filter(a, a.startsWith('if=')).map(a, a.startsWith('if=') ? a.substring(3) : a).join(',')", Ok(json!("/x,,é"))),
+        ("args.filter(a, a.contains('.')).map(a, a.normalizedPath(project_root).lowerAscii())", Ok(json!(["/p/.env", "/h/.ssh/id_rsa", "/p/a"]))),
+        // Not lists of strings: as written, errors included.
+        ("mixed.map(a, a.lowerAscii())", Err(())),
+        ("m.map(k, k.startsWith('if=') ? k.substring(3) : k)", Ok(json!(["a"]))),
+        ("s.map(a, a.lowerAscii())", Err(())),
+        ("missing.map(a, a.lowerAscii())", Err(())),
+        // A root that is not a string.
+        ("[1].exists(project_root, args.map(a, a.normalizedPath(project_root)) == [])", Err(())),
+        ("['/r'].exists(project_root, args.filter(a, a.startsWith('src')).map(a, a.normalizedPath(project_root)) == ['/r/.env'])", Ok(json!(true))),
+        ("[1].exists(project_root, none.map(a, a.normalizedPath(project_root)) == [])", Ok(json!(true))),
+        (
+            "cmd.shellCommands().exists(c, c.args.filter(a, !a.startsWith('-')).map(a, a.startsWith('if=') ? a.substring(3) : a).map(p, p.normalizedPath(project_root)).join('\\n').matches('(?m)/\\\\.env$'))",
+            Ok(json!(true)),
+        ),
+    ];
+    for (source, want) in &cases {
+        let got = same(source, &p);
+        match want {
+            Ok(v) => assert_eq!(got.as_ref(), Ok(v), "{source}"),
+            Err(()) => assert!(got.is_err(), "{source}: {got:?}"),
+        }
+    }
+    // The chain is one native call from `args` (the first map's native
+    // call stays inside the second map as written); maps of other shapes
+    // stay loops.
+    let (_, r) = both(chain);
+    let Expr::Call(top) = &r.expr else {
+        panic!("{chain}")
+    };
+    assert!(
+        matches!(&top.args[1].expr, Expr::Call(native) if native.func_name == MAP_STRINGS
+            && matches!(&native.args[0].expr, Expr::Ident(base) if base == "args")),
+        "{chain}"
+    );
+    assert_eq!(native_maps(&r), 2, "{chain}");
+    for source in [
+        "args.map(a, a.substring(3))",
+        "args.map(a, a.startsWith('if') ? a.substring(3) : a)",
+        "args.map(a, a.startsWith('if=') ? a.substring(-1) : a)",
+        "args.map(a, a.lowerAscii().startsWith('if=') ? a.substring(3) : a)",
+        "args.map(a, a.normalizedPath('/'))",
+        "args.map(a, a.normalizedPath(x))",
+        "args.map(a, a + 'x')",
+        "args.map(a, a.endsWith('x') ? a : 'no')",
+        "args.map(a, b)",
+        "args.map(a, a.startsWith('-'), a)",
+        "['a'].map(a, a.lowerAscii())",
+        "args.filter(a, size(a) > 1).map(a, a.lowerAscii())",
+    ] {
+        let (_, r) = both(source);
+        assert_eq!(native_maps(&r), 0, "{source}");
+    }
+}
+
+/// A function of `v` for a map: the shapes made native, and some that are not.
+fn function() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        4 => Just("v".to_string()),
+        1 => Just("'lit'".to_string()),
+        1 => Just("(v + '!')".to_string()),
+        1 => (0..5i64).prop_map(|n| format!("v.substring({n})")),
+    ];
+    leaf.prop_recursive(3, 10, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|f| format!("{f}.lowerAscii()")),
+            inner
+                .clone()
+                .prop_map(|f| format!("{f}.normalizedPath(project_root)")),
+            (atom(), inner.clone(), inner.clone())
+                .prop_map(|(p, a, b)| format!("({p} ? {a} : {b})")),
+            (pool(), 0..5i64, inner.clone()).prop_map(|(s, n, b)| format!(
+                "(v.startsWith({}) ? v.substring({n}) : {b})",
+                cel_string(&s)
+            )),
+        ]
+    })
+}
+
+/// A chain of filters and maps over the range.
+fn chain() -> impl Strategy<Value = String> {
+    let stage = prop_oneof![
+        1 => predicate().prop_map(|p| format!(".filter(v, {p})")),
+        2 => function().prop_map(|f| format!(".map(v, {f})")),
+    ];
+    prop::collection::vec(stage, 1..4).prop_map(|stages| stages.concat())
+}
+
+/// Where the chain sits, and what `project_root` is there.
+fn map_context() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "RC",
+        "RC.join(',')",
+        "RC.exists(w, w == '/p')",
+        "[1].exists(project_root, RC == [])",
+        "['/q/'].map(project_root, RC)",
+        "size(RC) > 0 || true",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn native_and_written_maps_agree(
+        (range, payload) in range(),
+        chain in chain(),
+        shape in map_context(),
+    ) {
+        let source = shape.replace('R', &range).replace('C', &chain);
+        let (folded, rewritten) = both(&source);
+        prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
+    }
+}
+
+#[test]
+fn a_damaged_map_program_is_an_error_not_a_panic() {
+    let (_, good) =
+        both("l.map(x, x.startsWith('if=') ? x.substring(3) : x.normalizedPath(project_root))");
+    let Expr::Call(c) = &good.expr else { panic!() };
+    let Expr::Call(native) = &c.args[1].expr else {
+        panic!()
+    };
+    let Expr::Literal(LiteralValue::Bytes(program)) = &native.args[1].expr else {
+        panic!()
+    };
+    let program = program.inner().to_vec();
+    let with = |program: Vec<u8>| {
+        let mut e = good.clone();
+        let Expr::Call(c) = &mut e.expr else { panic!() };
+        let Expr::Call(native) = &mut c.args[1].expr else {
+            panic!()
+        };
+        native.args[1].expr = Expr::Literal(LiteralValue::Bytes(CelBytes::from(program)));
+        e
+    };
+    let p = json!({"l": ["if=a", "b"]});
+    assert_eq!(eval(&with(program.clone()), &p), Ok(json!(["a", "/p/b"])));
+    let mut damaged = vec![
+        vec![9],
+        vec![17],
+        vec![17, 99],
+        [vec![17], vec![33; 100]].concat(),
+    ];
+    for cut in 1..program.len() {
+        damaged.push(program[..cut].to_vec());
+    }
+    // A substring past the end of the text.
+    let mut far = program.clone();
+    let at = far.iter().position(|b| *b == 35).expect("a substring");
+    far[at + 1] = 200;
+    damaged.push(far);
+    for program in damaged {
+        let got = eval(&with(program.clone()), &p);
+        assert!(
+            matches!(&got, Err(e) if e.0.contains("damaged string program")),
+            "{program:?}: {got:?}"
+        );
+    }
 }
