@@ -197,10 +197,11 @@ fn eval_reads_captured_fixtures_and_explains() {
     // shells, device writes); the opaque-line rule only sees lines with
     // something that cannot be known. What remains: the rules about rm
     // (core's recursive delete, system files, the home's own configuration,
-    // files under .git), the hook-settings guard and the system-file writes
-    // (the line writes a file: `touch`).
+    // files under .git), and the rules on written paths, since the line
+    // writes a file (`touch`): the hook-settings guard, system files, shell
+    // startup files and git's own files.
     assert!(
-        explanation.contains("139 rule(s) for this hook, 6 candidate(s) after indexing"),
+        explanation.contains("143 rule(s) for this hook, 8 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -145,6 +145,11 @@ impl Analyzer {
         let sets_places = ["HOME=", "PWD=", "TMPDIR="]
             .iter()
             .any(|v| line.contains(v));
+        // `$(pwd)` is the directory the command runs in only while `pwd`
+        // is the builtin: a line naming pwd any other way (a function
+        // `pwd() {...}`, `enable -n pwd`, `alias pwd=`) leaves it unknown.
+        let pwd_elsewhere = line.matches("pwd").count()
+            != line.matches("$(pwd)").count() + line.matches("`pwd`").count();
         let mut analysis = analyzer.finish();
         for command in &mut analysis.commands {
             // A command run on another machine acts on its paths, not ours.
@@ -159,6 +164,17 @@ impl Analyzer {
                     if remote {
                         target.literal = false;
                     }
+                    target.place_unknown = true;
+                }
+            }
+            if pwd_elsewhere {
+                for target in command
+                    .targets
+                    .iter_mut()
+                    .chain(&mut command.writes)
+                    .chain(&mut command.reads)
+                    .filter(|t| t.text.contains("$(pwd)") || t.text.contains("`pwd`"))
+                {
                     target.place_unknown = true;
                 }
             }

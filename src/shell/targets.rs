@@ -870,8 +870,10 @@ fn pattern_rest(text: &str, dir: &str) -> String {
         .to_string()
 }
 
-/// The text with `$HOME`, `$PWD` and `$TMPDIR` at its start spelled out
-/// (`~`, the root, `/tmp`); `None` when other expansions remain.
+/// The text with `$HOME`, `$PWD` (or `$(pwd)`, the same directory) and
+/// `$TMPDIR` at its start spelled out (`~`, the root, `/tmp`); `None` when
+/// other expansions remain. A line that could make `pwd` print something
+/// else marks the target `place_unknown` (see `analyzer`).
 fn expand_known_variables(target: &Target, root: &str, place: &Place) -> Option<String> {
     if target.literal {
         return Some(target.text.clone());
@@ -886,6 +888,7 @@ fn expand_known_variables(target: &Target, root: &str, place: &Place) -> Option<
     for (names, value) in [
         (["$HOME", "${HOME}"], "~"),
         (["$PWD", "${PWD}"], pwd),
+        (["$(pwd)", "`pwd`"], pwd),
         (["$TMPDIR", "${TMPDIR}"], "/tmp"),
     ] {
         for name in names {
@@ -1050,6 +1053,30 @@ mod tests {
         resolve(target, "/home/u/proj", Some("/home/u")).class
     }
 
+    /// `$(pwd)` names the directory `rm` runs in, followed through `cd`,
+    /// unless the line can make `pwd` print something else.
+    #[test]
+    fn pwd_substitution_is_where_the_command_runs() {
+        use TargetClass::*;
+        for (line, want) in [
+            ("rm -rf \"$(pwd)/build\"", InsideProject),
+            ("cd /tmp && rm -rf $(pwd)/x", Temp),
+            ("cd / && rm -rf `pwd`/usr", System),
+            ("pwd() { echo /; }; rm -rf $(pwd)/usr", Unknown),
+            ("enable -n pwd; rm -rf $(pwd)/build", Unknown),
+            ("PWD=/ rm -rf $(pwd)/build", Unknown),
+        ] {
+            let analysis = crate::shell::analyze(line);
+            let rm = analysis
+                .commands
+                .iter()
+                .find(|c| c.program == "rm")
+                .unwrap();
+            let got = resolve(&rm.targets[0], "/home/u/proj", Some("/home/u")).class;
+            assert_eq!(got, want, "{line}");
+        }
+    }
+
     /// Home, `/` and system directories keep their class when the project
     /// root holds them (an agent started in `/`, `/home` or the home itself).
     #[test]
@@ -1124,7 +1151,11 @@ mod tests {
             (".*", GitDir),
             ("{a,.git}", GitDir),
             ("$DIR", Unknown),
-            ("\"$(pwd)\"", Unknown),
+            ("\"$(pwd)\"", ProjectRoot),
+            ("$(pwd)/build", InsideProject),
+            ("`pwd`/../other", Outside),
+            ("$(pwd -P)/build", Unknown),
+            ("$(pwd)$X", Unknown),
             ("~root/x", Unknown),
             ("$HOME/$X", Unknown),
             ("host:/backup", Outside),
