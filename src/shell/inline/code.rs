@@ -95,6 +95,9 @@ enum Val {
     PathMethod(Box<Val>, String),
     /// A method of something not known statically.
     Method(String),
+    /// File names matching a glob pattern (`glob('~/*')`); `false` when
+    /// the pattern is only known at run time.
+    Pattern(String, bool),
     Unknown,
 }
 
@@ -432,7 +435,38 @@ impl Reader<'_> {
             }
             break;
         }
+        self.note_urls(&value);
         value
+    }
+
+    /// A string that names a network destination is reported as the
+    /// `curl -- URL` that fetches it, so the rules that judge curl's URLs
+    /// (cloud metadata, internal addresses) judge it too: every URL
+    /// (`scheme://...`) in the text, and a bare host that is a metadata or
+    /// link-local address (`socket.create_connection(('169.254.169.254', 80))`).
+    /// A URL only mentioned, not fetched, is reported all the same.
+    fn note_urls(&mut self, value: &Val) {
+        let Val::Str(text, literal) = value else {
+            return;
+        };
+        for url in super::urls::destinations(text) {
+            let words = vec![
+                Word::literal("curl"),
+                Word::literal("--"),
+                Word {
+                    text: url,
+                    literal: *literal,
+                    pattern: false,
+                },
+            ];
+            let effect = Effect::Library {
+                words,
+                call: "URL in the code".into(),
+            };
+            if !self.findings.effects.contains(&effect) && self.room() {
+                self.findings.effects.push(effect);
+            }
+        }
     }
 
     fn term(&mut self) -> Val {
@@ -513,7 +547,8 @@ impl Reader<'_> {
         // Perl and Ruby call functions without parentheses: `system "ls"`.
         if !called && matches!(self.lang, Lang::Perl | Lang::Ruby) {
             if let Val::Ref(name) = &value {
-                if sink(self.lang, name).is_some() && self.value_follows() {
+                let function = sink(self.lang, name).is_some() || self.is_glob(name);
+                if function && self.value_follows() {
                     let args = self.bare_args();
                     return self.call(value, args);
                 }
@@ -527,6 +562,29 @@ impl Reader<'_> {
             self.check_uncalled(&value);
         }
         value
+    }
+
+    /// Functions that return the file names a glob pattern matches.
+    fn is_glob(&self, name: &str) -> bool {
+        match self.lang {
+            Lang::Perl => matches!(
+                name,
+                "glob" | "CORE.glob" | "bsd_glob" | "File.Glob.bsd_glob"
+            ),
+            Lang::Python => matches!(name, "glob.glob" | "glob.iglob"),
+            Lang::Ruby => matches!(name, "Dir.glob" | "Dir.[]"),
+            Lang::Php => name == "glob",
+            Lang::JavaScript => matches!(
+                name,
+                "fs.globSync"
+                    | "fs.glob"
+                    | "glob.sync"
+                    | "glob.globSync"
+                    | "globSync"
+                    | "fast-glob.sync"
+            ),
+            _ => false,
+        }
     }
 
     fn is_module_namespace(&self, name: &str) -> bool {
@@ -902,6 +960,18 @@ impl Reader<'_> {
     }
 
     fn call_named(&mut self, name: &str, mut args: Vec<Arg>) -> Val {
+        if self.is_glob(name) {
+            return match args.first().map(|a| &a.val) {
+                // Perl's glob takes several patterns separated by blanks.
+                Some(Val::Str(text, literal)) if self.lang == Lang::Perl => Val::List(
+                    text.split_whitespace()
+                        .map(|p| Val::Pattern(p.to_string(), *literal))
+                        .collect(),
+                ),
+                Some(Val::Str(text, literal)) => Val::Pattern(text.clone(), *literal),
+                _ => Val::Unknown,
+            };
+        }
         match (self.lang, name) {
             (Lang::Python, "__import__" | "importlib.import_module")
             | (Lang::JavaScript, "require" | "import") => return self.module(&args, name),
@@ -1348,6 +1418,11 @@ fn word_of(val: &Val) -> Word {
             text: format!("${{{name}}}"),
             literal: false,
             pattern: false,
+        },
+        Val::Pattern(text, literal) => Word {
+            text: text.clone(),
+            literal: *literal,
+            pattern: true,
         },
         _ => Word {
             text: "${?}".into(),

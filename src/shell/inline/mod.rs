@@ -18,6 +18,7 @@ mod code;
 mod lexer;
 mod sed;
 mod sinks;
+mod urls;
 
 pub use lexer::Lang;
 

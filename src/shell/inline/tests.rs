@@ -468,3 +468,71 @@ fn an_alias_defined_on_the_line_makes_it_opaque_and_its_value_is_read() {
         commands(&a)
     );
 }
+
+#[test]
+fn urls_in_interpreter_code_are_fetched_urls() {
+    for (line, want) in [
+        (
+            r#"python3 -c "import urllib.request; urllib.request.urlopen('http://169.254.169.254/latest/meta-data/')""#,
+            "curl -- http://169.254.169.254/latest/meta-data/ [URL in the code]",
+        ),
+        (
+            r#"node -e "fetch('http://169.254.' + '169.254/')""#,
+            "curl -- http://169.254.169.254/ [URL in the code]",
+        ),
+        (
+            r#"ruby -e 'require "net/http"; Net::HTTP.get(URI("http://169.254.169.254/"))'"#,
+            "curl -- http://169.254.169.254/ [URL in the code]",
+        ),
+        (
+            r#"python3 -c "import socket; socket.create_connection(('169.254.169.254', 80))""#,
+            "curl -- 169.254.169.254 [URL in the code]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+    // The same URL read twice is one fetch; ordinary strings are none.
+    let a = analyze(r#"python3 -c "u = 'https://a.example/'; print(u); print(u)""#);
+    assert_eq!(
+        commands(&a)
+            .iter()
+            .filter(|c| c.starts_with("curl"))
+            .count(),
+        1
+    );
+    let a = analyze(r#"python3 -c "print('a.txt', 'os.path', '127.0.0.1')""#);
+    assert!(!commands(&a).iter().any(|c| c.starts_with("curl")));
+}
+
+#[test]
+fn globbed_deletes_delete_the_pattern() {
+    for (line, want) in [
+        (r#"perl -e "unlink glob q(~/*)""#, "rm -f -- ~/* [unlink]"),
+        (
+            r#"perl -e 'unlink glob("/etc/*")'"#,
+            "rm -f -- /etc/* [unlink]",
+        ),
+        (
+            r#"perl -e 'unlink glob("/etc/a /etc/b*")'"#,
+            "rm -f -- /etc/a /etc/b* [unlink]",
+        ),
+        (
+            r#"python3 -c "import glob, os; os.remove(glob.glob('/etc/*'))""#,
+            "rm -f -- /etc/* [os.remove]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+        let rm = a.commands.iter().find(|c| c.program == "rm").unwrap();
+        assert!(rm.targets.iter().all(|t| t.pattern), "{line}");
+    }
+}
