@@ -192,6 +192,24 @@ impl Reader<'_> {
                 return Val::Unknown;
             }
         }
+        // R assigns with `<-` too.
+        let r_arrow = self.lang == Lang::R
+            && matches!(
+                (self.peek_at(1), self.peek_at(2)),
+                (Some(Tok::Op("<")), Some(Tok::Op("-")))
+            );
+        if r_arrow {
+            if let Some(Tok::Ident(name)) = self.peek() {
+                let name = name.clone();
+                self.at += 3;
+                let value = self.expr();
+                match value {
+                    Val::Unknown | Val::Method(_) => self.bindings.remove(&name),
+                    value => self.bindings.insert(name, value),
+                };
+                return Val::Unknown;
+            }
+        }
         if let (Some(Tok::Ident(name)), Some(Tok::Op("="))) = (self.peek(), self.peek_at(1)) {
             let name = name.clone();
             self.at += 2;
@@ -392,6 +410,8 @@ impl Reader<'_> {
                     Lang::Python | Lang::JavaScript | Lang::Ruby,
                     Some(Tok::Op("+"))
                 )
+                | (Lang::Lua, Some(Tok::Op("..")))
+                | (Lang::Julia, Some(Tok::Op("*")))
         )
     }
 
@@ -527,9 +547,11 @@ impl Reader<'_> {
                     };
                     called = false;
                 }
-                // A tagged template (`` Bun.$`rm -rf /` ``).
+                // A tagged template (`` Bun.$`rm -rf /` ``); Lua's call
+                // with one string (`os.execute"rm -rf ~"`, `os.execute[[...]]`).
                 Some(Tok::Str { .. })
-                    if self.lang == Lang::JavaScript && matches!(value, Val::Ref(_)) =>
+                    if matches!(self.lang, Lang::JavaScript | Lang::Lua)
+                        && matches!(value, Val::Ref(_)) =>
                 {
                     let arg_start = self.at;
                     let arg = self.primary();
@@ -574,6 +596,7 @@ impl Reader<'_> {
             Lang::Python => matches!(name, "glob.glob" | "glob.iglob"),
             Lang::Ruby => matches!(name, "Dir.glob" | "Dir.[]"),
             Lang::Php => name == "glob",
+            Lang::R => name == "Sys.glob",
             Lang::JavaScript => matches!(
                 name,
                 "fs.globSync"
@@ -625,6 +648,9 @@ impl Reader<'_> {
                 "File",
                 "Dir",
             ],
+            Lang::Lua => &["os", "io"],
+            Lang::R => &["base"],
+            Lang::Julia => &["Base", "Base.Filesystem"],
             Lang::Perl | Lang::Php | Lang::Awk => &[],
         };
         modules.contains(&name)
@@ -742,15 +768,22 @@ impl Reader<'_> {
                 self.at += 1;
             }
             let val = self.expr();
-            let complete = matches!(self.peek(), Some(Tok::Op(op)) if *op == "," || *op == close)
+            // Julia's `;` starts the keyword arguments: `rm(p; recursive=true)`.
+            let separator = |op: &str| op == "," || (op == ";" && self.lang == Lang::Julia);
+            let complete = matches!(self.peek(), Some(Tok::Op(op)) if separator(op) || *op == close)
                 || self.peek().is_none();
-            let end = self.skip_rest_of_arg(&[",", close]);
+            let stops: &[&str] = if self.lang == Lang::Julia {
+                &[",", ";", close]
+            } else {
+                &[",", close]
+            };
+            let end = self.skip_rest_of_arg(stops);
             args.push(Arg {
                 name,
                 val: if complete { val } else { Val::Unknown },
                 range: start..end,
             });
-            if self.is_op(",") {
+            if self.is_op(",") || (self.lang == Lang::Julia && self.is_op(";")) {
                 self.at += 1;
             }
         }
@@ -960,6 +993,84 @@ impl Reader<'_> {
     }
 
     fn call_named(&mut self, name: &str, mut args: Vec<Arg>) -> Val {
+        // R's namespaces: `base::system` is `system`.
+        let name = match self.lang {
+            Lang::R => name.strip_prefix("base.").unwrap_or(name),
+            _ => name,
+        };
+        match (self.lang, name) {
+            // R's vectors and lists hold the words of a command.
+            (Lang::R, "c" | "list") => {
+                return Val::List(
+                    args.into_iter()
+                        .filter(|a| a.name.is_none())
+                        .map(|a| a.val)
+                        .collect(),
+                );
+            }
+            // String building: R's `paste0(...)`, `paste(..., sep=" ")`,
+            // Julia's `string(...)`.
+            (Lang::R, "paste0" | "paste") | (Lang::Julia, "string") => {
+                let separator = if name == "paste" {
+                    match args.iter().find(|a| a.name.as_deref() == Some("sep")) {
+                        Some(Arg {
+                            val: Val::Str(sep, true),
+                            ..
+                        }) => sep.clone(),
+                        Some(_) => return Val::Unknown,
+                        None => " ".to_string(),
+                    }
+                } else {
+                    String::new()
+                };
+                let mut joined = Val::Str(String::new(), true);
+                let pieces: Vec<Val> = args
+                    .into_iter()
+                    .filter(|a| a.name.is_none())
+                    .map(|a| a.val)
+                    .collect();
+                for (i, piece) in pieces.into_iter().enumerate() {
+                    if i > 0 {
+                        joined = concat(joined, Val::Str(separator.clone(), true));
+                    }
+                    joined = concat(joined, piece);
+                }
+                return joined;
+            }
+            // `do.call("system", list("rm -rf ~"))`.
+            (Lang::R, "do.call") if !args.is_empty() => {
+                let first = args.remove(0);
+                let spread = match args.into_iter().next() {
+                    Some(Arg {
+                        val: Val::List(items),
+                        range,
+                        ..
+                    }) => items
+                        .into_iter()
+                        .map(|val| Arg {
+                            name: None,
+                            val,
+                            range: range.clone(),
+                        })
+                        .collect(),
+                    Some(_) => {
+                        self.opaque("`do.call` with arguments only known at run time".into());
+                        return Val::Unknown;
+                    }
+                    None => Vec::new(),
+                };
+                return match first.val {
+                    Val::Str(function, true) | Val::Ref(function) => {
+                        self.call_named(&function, spread)
+                    }
+                    _ => {
+                        self.opaque("`do.call` calls a function named at run time".into());
+                        Val::Unknown
+                    }
+                };
+            }
+            _ => {}
+        }
         if self.is_glob(name) {
             return match args.first().map(|a| &a.val) {
                 // Perl's glob takes several patterns separated by blanks.
@@ -1178,6 +1289,21 @@ impl Reader<'_> {
                 self.run_argv(&items, name);
             }
             Sink::PerlOpen => self.perl_open(&positional),
+            // R's `parse(text = "...")` names its code; `parse(file = f)` has none.
+            Sink::Code if self.lang == Lang::R => {
+                let text = args
+                    .iter()
+                    .find(|a| a.name.as_deref() == Some("text"))
+                    .map(|a| a.val.clone())
+                    .or_else(|| args.iter().any(|a| a.name.is_none()).then(|| first.clone()));
+                match text {
+                    Some(Val::Str(code, true)) => {
+                        analyze_into(self.lang, &code, self.depth + 1, self.findings)
+                    }
+                    Some(_) => self.opaque(format!("`{name}` runs code only known at run time")),
+                    None => {}
+                }
+            }
             Sink::Code => match &first {
                 Val::Str(code, true) => {
                     let code = code.clone();

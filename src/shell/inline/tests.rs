@@ -536,3 +536,89 @@ fn globbed_deletes_delete_the_pattern() {
         assert!(rm.targets.iter().all(|t| t.pattern), "{line}");
     }
 }
+
+#[test]
+fn lua_r_and_julia_inline_code_is_read() {
+    for (line, want) in [
+        (r#"lua -e 'os.execute("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute"rm -rf ~"'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute[[rm -rf ~]]'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute("rm " .. "-rf ~")'"#, "rm -rf ~"),
+        // Lua's `\ddd` escapes are decimal.
+        (r#"lua -e 'os.execute("\114\109 -rf ~")'"#, "rm -rf ~"),
+        (r#"luajit -e 'io.popen("rm -rf /")'"#, "rm -rf /"),
+        (r#"lua -e 'load("os.execute(\"rm -rf ~\")")()'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system(paste0("rm -rf ", "~"))'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system2("rm", c("-rf", "~"))'"#, "rm -rf ~"),
+        (
+            r#"Rscript -e 'cmd <- "rm -rf ~"; base::system(cmd)'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'eval(parse(text = "system(\"rm -rf ~\")"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'do.call("system", list("rm -rf ~"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'unlink("~", recursive=TRUE)'"#,
+            "rm -r -f -- ~ [unlink]",
+        ),
+        (r#"R --vanilla -e 'system("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"julia -e 'run(`rm -rf ~`)'"#, "rm -rf ~"),
+        (r#"julia --eval 'run(`rm -rf /`)'"#, "rm -rf /"),
+        (
+            r#"julia -t 4 -E 'run(`git push --force`)'"#,
+            "git push --force",
+        ),
+        (
+            r#"julia -e 'eval(Meta.parse("run(`rm -rf ~`)"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"julia -e 'rm("/"; recursive=true, force=true)'"#,
+            "rm -r -f -- / [rm]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+    for line in [
+        r#"lua -e '_G["os"]["execute"]("rm -rf ~")'"#,
+        r#"Rscript -e 'get("system")("rm -rf ~")'"#,
+        r#"julia -e 'run(`rm -rf $(homedir())`)'"#,
+        "echo 'os.execute(\"rm -rf ~\")' | lua",
+    ] {
+        assert!(caught(line), "{line}");
+    }
+    for line in [
+        "lua script.lua",
+        "lua -v",
+        "lua -e 'print(1 + 1)'",
+        "lua -e '-- os.execute(\"rm -rf ~\")\nprint(1)'",
+        "lua -e '--[[ os.execute(\"rm -rf ~\") ]] print(1)'",
+        "Rscript analysis.R",
+        "Rscript -e 'x <- read.csv(\"data.csv\"); print(summary(x))'",
+        "Rscript -e 'rmarkdown::render(\"report.Rmd\")'",
+        "R CMD build .",
+        "R --vanilla < script.R",
+        "julia --project=. -e 'using Pkg; Pkg.instantiate()'",
+        "julia -e 'println(\"a\" * \"b\")'",
+        "julia script.jl",
+    ] {
+        let a = analyze(line);
+        assert!(!a.is_opaque(), "{line}: {:?}", a.opaque);
+        assert!(
+            !a.commands.iter().any(|c| c.program == "rm"),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
