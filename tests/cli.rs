@@ -197,10 +197,10 @@ fn eval_reads_captured_fixtures_and_explains() {
     // shells, device writes); the opaque-line rule only sees lines with
     // something that cannot be known. What remains: the rules about rm
     // (core's recursive delete, system files, the home's own configuration,
-    // files under .git), the hook-settings guard and the system-file writes
-    // (the line writes a file: `touch`).
+    // globs of the home's files, files under .git), the hook-settings guard
+    // and the system-file writes (the line writes a file: `touch`).
     assert!(
-        explanation.contains("137 rule(s) for this hook, 6 candidate(s) after indexing"),
+        explanation.contains("138 rule(s) for this hook, 7 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

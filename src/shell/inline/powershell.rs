@@ -83,9 +83,7 @@ pub fn options(program: &str, args: &[Word]) -> (Source, &'static str) {
                 None => (Source::Elsewhere, ""),
             };
         }
-        if name.len() >= 1 && "encodedcommand".starts_with(&name) && name != "encodedc"
-            || name == "ec"
-        {
+        if "encodedcommand".starts_with(&name) || name == "ec" {
             let Some(encoded) = args.get(i + 1) else {
                 return (Source::Elsewhere, "");
             };
@@ -118,9 +116,12 @@ pub fn options(program: &str, args: &[Word]) -> (Source, &'static str) {
         {
             return (Source::Elsewhere, "");
         }
-        i += if VALUED.contains(&name.as_str())
-            || (program == "powershell" && matches!(name.as_str(), "v" | "version"))
-        {
+        // Parameters may be shortened to any unambiguous prefix
+        // (`-Exec Bypass`); three letters and more are read as the valued
+        // parameter they start.
+        let valued = VALUED.contains(&name.as_str())
+            || (name.len() >= 3 && VALUED.iter().any(|full| full.starts_with(name.as_str())));
+        i += if valued || (program == "powershell" && matches!(name.as_str(), "v" | "version")) {
             2
         } else {
             1
@@ -775,6 +776,9 @@ mod tests {
     #[test]
     fn native_programs_encoded_code_and_invoke_expression_are_read() {
         assert!(commands(r#"pwsh -c "git reset --hard""#).contains(&"git reset --hard".to_string()));
+        // A shortened valued parameter keeps its value.
+        assert!(commands(r#"pwsh -Exec Bypass -c "rm -r -fo ~""#)
+            .contains(&"rm -r -f -- ~".to_string()));
         let encoded = encode("Remove-Item -Recurse -Force ~");
         assert_eq!(
             decode_utf16le_base64(&encoded).as_deref(),
