@@ -426,6 +426,16 @@ impl Reader<'_> {
                 value = concat(value, next);
                 continue;
             }
+            // pathlib's `Path.home() / '.bashrc'`.
+            if self.lang == Lang::Python && matches!(value, Val::PathObj(_)) && self.is_op("/") {
+                self.at += 1;
+                let next = self.term();
+                value = match value {
+                    Val::PathObj(base) => Val::PathObj(Box::new(join_path(*base, next))),
+                    other => other,
+                };
+                continue;
+            }
             // Adjacent strings join (Python, Ruby, awk); in awk any two values do.
             let adjacent = match self.peek() {
                 Some(Tok::Str { .. }) => matches!(value, Val::Str(..)) || self.lang == Lang::Awk,
@@ -522,10 +532,28 @@ impl Reader<'_> {
                     value = self.call(value, args);
                     called = true;
                 }
+                // Perl's `$ENV{HOME}`.
+                Some(Tok::Op("{"))
+                    if self.lang == Lang::Perl
+                        && value == Val::Ref("$ENV".into())
+                        && matches!(self.peek_at(1), Some(Tok::Ident(k) | Tok::Str { text: k, .. }) if k == "HOME")
+                        && matches!(self.peek_at(2), Some(Tok::Op("}"))) =>
+                {
+                    self.at += 3;
+                    value = home();
+                }
                 Some(Tok::Op("[")) => {
                     self.at += 1;
                     let keys = self.args("]");
                     value = match (&value, keys.as_slice()) {
+                        // `os.environ['HOME']`, `ENV['HOME']`: the home directory.
+                        (
+                            Val::Ref(name),
+                            [Arg {
+                                val: Val::Str(key, true),
+                                ..
+                            }],
+                        ) if is_environment(name) && key == "HOME" => home(),
                         // `require('child_process')['execSync']` is `.execSync`.
                         (
                             Val::Ref(name),
@@ -584,6 +612,65 @@ impl Reader<'_> {
             self.check_uncalled(&value);
         }
         value
+    }
+
+    /// Calls that name the home directory or a path in it, or join paths:
+    /// `os.path.expanduser('~/.bashrc')` is `~/.bashrc`, `os.homedir()`
+    /// is `~`, `os.path.join(home, '.ssh')` is `~/.ssh`; so deleting what
+    /// they name is judged as `rm ~/.bashrc` is.
+    fn home_path(&self, name: &str, args: &[Arg]) -> Option<Val> {
+        let positional: Vec<&Val> = args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.val)
+            .collect();
+        let first_is_home = || matches!(positional.first(), Some(Val::Str(k, true)) if k == "HOME");
+        match (self.lang, name) {
+            (Lang::Python, "os.path.expanduser" | "posixpath.expanduser")
+            | (Lang::R, "path.expand" | "normalizePath")
+            | (Lang::Julia, "expanduser")
+            | (Lang::Ruby, "File.expand_path") => match positional.first() {
+                Some(Val::Str(path, literal)) if path.starts_with('~') || path.starts_with('/') => {
+                    Some(Val::Str(path.clone(), *literal))
+                }
+                _ => None,
+            },
+            (Lang::Python, "pathlib.Path.home" | "Path.home" | "pathlib.PosixPath.home") => {
+                Some(Val::PathObj(Box::new(home())))
+            }
+            (Lang::JavaScript, "os.homedir")
+            | (Lang::Ruby, "Dir.home")
+            | (Lang::Julia, "homedir")
+            | (Lang::Php, "getenv")
+            | (Lang::Python, "os.getenv" | "os.environ.get")
+            | (Lang::Ruby, "ENV.fetch")
+            | (Lang::R, "Sys.getenv")
+                if matches!(name, "os.homedir" | "Dir.home" | "homedir") || first_is_home() =>
+            {
+                Some(home())
+            }
+            (Lang::Python, "os.path.join" | "posixpath.join")
+            | (Lang::JavaScript, "path.join" | "path.resolve")
+            | (Lang::Ruby, "File.join")
+            | (Lang::R, "file.path")
+            | (Lang::Julia, "joinpath") => {
+                let mut joined = String::new();
+                let mut literal = true;
+                for piece in &positional {
+                    let Val::Str(piece, known) = piece else {
+                        return None;
+                    };
+                    literal &= known;
+                    if piece.starts_with('/') || joined.is_empty() {
+                        joined = piece.clone();
+                    } else {
+                        joined = format!("{}/{piece}", joined.trim_end_matches('/'));
+                    }
+                }
+                (!joined.is_empty()).then_some(Val::Str(joined, literal))
+            }
+            _ => None,
+        }
     }
 
     /// Functions that return the file names a glob pattern matches.
@@ -841,6 +928,14 @@ impl Reader<'_> {
         };
         self.at += 1;
         match tok {
+            // Perl's `"$ENV{HOME}/.bashrc"` names a file in the home directory.
+            Tok::Str {
+                text,
+                literal: false,
+            } if self.lang == Lang::Perl => match text.strip_prefix("$ENV{HOME}") {
+                Some(rest) if !rest.contains(['$', '@']) => Val::Str(format!("~{rest}"), true),
+                _ => Val::Str(text, false),
+            },
             Tok::Str { text, literal } => Val::Str(text, literal),
             Tok::Cmd { text, literal } => {
                 let call = match self.lang {
@@ -907,6 +1002,9 @@ impl Reader<'_> {
             Val::Ref(base) => {
                 let full = format!("{base}.{name}");
                 self.note_reflective(&full);
+                if full == "process.env.HOME" {
+                    return home();
+                }
                 Val::Ref(full)
             }
             Val::PathObj(path) => Val::PathMethod(path, name.to_string()),
@@ -920,6 +1018,14 @@ impl Reader<'_> {
             Val::PathMethod(path, method) => {
                 let recursive = method == "rmtree";
                 match method.as_str() {
+                    "joinpath" => {
+                        let mut path = *path;
+                        for arg in args {
+                            path = join_path(path, arg.val);
+                        }
+                        return Val::PathObj(Box::new(path));
+                    }
+                    "expanduser" | "resolve" | "absolute" => return Val::PathObj(path),
                     "unlink" | "delete" | "rmtree" => {
                         self.delete(&name_of_path(&method), vec![*path], recursive)
                     }
@@ -1070,6 +1176,9 @@ impl Reader<'_> {
                 };
             }
             _ => {}
+        }
+        if let Some(value) = self.home_path(name, &args) {
+            return value;
         }
         if self.is_glob(name) {
             return match args.first().map(|a| &a.val) {
@@ -1489,6 +1598,27 @@ impl Reader<'_> {
             call: call.to_string(),
         });
     }
+}
+
+/// `base/next` for two known paths; a path only known at run time otherwise.
+fn join_path(base: Val, next: Val) -> Val {
+    match (base, next) {
+        (_, Val::Str(next, literal)) if next.starts_with('/') => Val::Str(next, literal),
+        (Val::Str(base, a), Val::Str(next, b)) => {
+            Val::Str(format!("{}/{next}", base.trim_end_matches('/')), a && b)
+        }
+        _ => Val::Unknown,
+    }
+}
+
+/// The home directory, as a shell word names it.
+fn home() -> Val {
+    Val::Str("~".into(), true)
+}
+
+/// The process environment as a mapping (`os.environ`, `ENV`).
+fn is_environment(name: &str) -> bool {
+    matches!(name, "os.environ" | "ENV" | "process.env")
 }
 
 fn name_of_path(method: &str) -> String {

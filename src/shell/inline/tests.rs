@@ -622,3 +622,44 @@ fn lua_r_and_julia_inline_code_is_read() {
         );
     }
 }
+
+#[test]
+fn home_directory_names_in_code_are_the_home_directory() {
+    for (line, want) in [
+        (
+            r#"python3 -c "import os; os.remove(os.path.expanduser('~/.bashrc'))""#,
+            "rm -f -- ~/.bashrc [os.remove]",
+        ),
+        (
+            r#"python3 -c "import os; os.remove(os.path.join(os.environ['HOME'], '.ssh/authorized_keys'))""#,
+            "rm -f -- ~/.ssh/authorized_keys [os.remove]",
+        ),
+        (
+            r#"python3 -c "from pathlib import Path; p = Path.home() / '.zshrc'; p.unlink()""#,
+            "rm -f -- ~/.zshrc [Path.unlink]",
+        ),
+        (
+            r#"node -e "require('fs').unlinkSync(require('path').join(require('os').homedir(), '.npmrc'))""#,
+            "rm -f -- ~/.npmrc [fs.unlinkSync]",
+        ),
+        (
+            r#"node -e "require('fs').unlinkSync(process.env.HOME + '/.gitconfig')""#,
+            "rm -f -- ~/.gitconfig [fs.unlinkSync]",
+        ),
+        (
+            r#"ruby -e 'File.delete(File.join(ENV["HOME"], ".netrc"))'"#,
+            "rm -f -- ~/.netrc [File.delete]",
+        ),
+        (
+            r#"perl -e 'unlink "$ENV{HOME}/.bashrc"'"#,
+            "rm -f -- ~/.bashrc [unlink]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
