@@ -197,11 +197,12 @@ fn eval_reads_captured_fixtures_and_explains() {
     // shells, device writes); the opaque-line rule only sees lines with
     // something that cannot be known. What remains: the rules about rm
     // (core's recursive delete, system files, the home's own configuration,
-    // files under .git), and the rules on written paths, since the line
-    // writes a file (`touch`): the hook-settings guard, system files, shell
-    // startup files and git's own files.
+    // globs of the home's files, files under .git), and the rules on
+    // written paths, since the line writes a file (`touch`): the
+    // hook-settings guard, system files, shell startup files and git's own
+    // files.
     assert!(
-        explanation.contains("143 rule(s) for this hook, 8 candidate(s) after indexing"),
+        explanation.contains("144 rule(s) for this hook, 9 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

@@ -141,6 +141,9 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         | "conda" | "mamba" | "micromamba" => tool_runner(program, args, &mut launch),
         "npx" | "bunx" | "pnpx" => package_runner(program, args, &mut launch),
         "git" => super::config_commands::git(args, &mut launch),
+        p if super::tool_launchers::has_code_options(p) => {
+            super::tool_launchers::code_options(p, args, &mut launch)
+        }
         "export" | "declare" | "typeset" | "readonly" | "local" => {
             super::config_commands::exported(args, &mut launch)
         }

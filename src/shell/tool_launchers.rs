@@ -473,3 +473,50 @@ fn push_rest_as_script(launch: &mut Launch, args: &[Word], i: usize, via: &str) 
     });
     launch.foreign.push(i..args.len());
 }
+
+/// Launchers whose option hands them shell code to run: `doppler run
+/// --command CODE`, `infisical run --command CODE`, `mise exec -c CODE`,
+/// `nix-shell --run CODE` (and its `--command`). Their plain command form
+/// (`doppler run -- cmd`) is a wrapper (see `wrappers.rs`).
+const CODE_OPTIONS: &[(&str, &[&str], &[&str])] = &[
+    ("doppler", &["run"], &["--command"]),
+    ("infisical", &["run"], &["--command"]),
+    ("mise", &["exec", "x"], &["-c", "--command"]),
+    ("nix-shell", &[], &["--run", "--command"]),
+];
+
+/// True for the programs [`code_options`] reads.
+pub fn has_code_options(program: &str) -> bool {
+    CODE_OPTIONS.iter().any(|(name, ..)| *name == program)
+}
+
+pub fn code_options(program: &str, args: &[Word], launch: &mut Launch) {
+    let Some((_, subcommands, options)) = CODE_OPTIONS.iter().find(|(n, ..)| *n == program) else {
+        return;
+    };
+    if !subcommands.is_empty() && !args.iter().any(|w| subcommands.contains(&w.text.as_str())) {
+        return;
+    }
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        if word.text == "--" {
+            break;
+        }
+        let value = if options.contains(&word.text.as_str()) {
+            i += 1;
+            args.get(i - 1).cloned()
+        } else {
+            options.iter().find_map(|option| {
+                let text = word.text.strip_prefix(option)?.strip_prefix('=')?;
+                Some(Word {
+                    text: text.to_string(),
+                    ..word.clone()
+                })
+            })
+        };
+        if let Some(value) = value {
+            script(launch, &value, &value.text, &format!("{program} --command"));
+        }
+    }
+}

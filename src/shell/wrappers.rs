@@ -47,6 +47,16 @@ struct Spec {
     required_short: &'static str,
     /// Long spellings of `required_short`.
     required_long: &'static [&'static str],
+    /// Only a wrapper after one of these subcommands (`aws-vault exec`,
+    /// `op run`); its own options may come before and after it, and
+    /// between its operands (`aws-vault exec PROFILE --no-session -- cmd`).
+    subcommands: &'static [&'static str],
+    /// The command is the words after one of these (`nix shell PKG...
+    /// --command cmd`, `chamber exec SVC... -- cmd`); other operands are
+    /// the wrapper's own.
+    command_after: &'static [&'static str],
+    /// The subcommand may be left out (`dotenv -- cmd`, `dotenv run cmd`).
+    subcommand_optional: bool,
 }
 
 const BASE: Spec = Spec {
@@ -65,6 +75,9 @@ const BASE: Spec = Spec {
     bare_runs_shell: false,
     required_short: "",
     required_long: &[],
+    subcommands: &[],
+    command_after: &[],
+    subcommand_optional: false,
 };
 
 const SPECS: &[Spec] = &[
@@ -521,6 +534,206 @@ const SPECS: &[Spec] = &[
         long_values_attached: true,
         ..BASE
     },
+    // Launchers that run a command with credentials, secrets or a tool
+    // environment loaded: `aws-vault exec prof -- rm -rf ~` is `rm -rf ~`.
+    // Long options missing from the lists are read both ways (see
+    // `Stripped::alternatives`).
+    Spec {
+        // `aws-vault exec PROFILE [--] cmd`; `aws-okta exec PROFILE -- cmd`.
+        names: &["aws-vault", "aws-okta"],
+        subcommands: &["exec"],
+        operands: 1,
+        short_value: "dtar",
+        long_value: &[
+            "duration",
+            "mfa-token",
+            "region",
+            "backend",
+            "prompt",
+            "keychain",
+            "assume-role-ttl",
+            "session-ttl",
+            "mfa-duo-device",
+            "mfa-provider",
+            "mfa-factor-type",
+        ],
+        long_flag: &[
+            "no-session",
+            "json",
+            "server",
+            "ec2-server",
+            "ecs-server",
+            "lazy",
+            "stdout",
+            "debug",
+        ],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        // `aws-sso exec -A ACCOUNT -R ROLE [--] cmd`, `saml2aws exec -- cmd`,
+        // `berglas exec -- cmd`, `teller run -- cmd`, `infisical run -- cmd`.
+        names: &["aws-sso", "saml2aws", "berglas"],
+        subcommands: &["exec"],
+        short_value: "aARpSLbc",
+        long_value: &[
+            "arn",
+            "account",
+            "role",
+            "profile",
+            "sso",
+            "level",
+            "config",
+            "browser",
+            "exec-profile",
+            "idp-account",
+            "region",
+        ],
+        long_flag: &["no-region", "lines", "debug", "skip-prompt"],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        // 1Password's `op run [--env-file F] -- cmd`, `doppler run -- cmd`,
+        // `infisical run -- cmd`, `dotenvx run -- cmd`, `teller run -- cmd`,
+        // `volta run cmd`, `foreman run cmd`, `honcho run cmd`,
+        // `devbox run cmd`, `pixi run cmd`, `pixi exec cmd`.
+        names: &[
+            "op",
+            "doppler",
+            "infisical",
+            "dotenvx",
+            "teller",
+            "volta",
+            "foreman",
+            "honcho",
+            "devbox",
+            "pixi",
+        ],
+        subcommands: &["run", "exec"],
+        short_value: "pcfe",
+        long_value: &[
+            "env-file",
+            "account",
+            "config",
+            "session",
+            "project",
+            "token",
+            "name-transformer",
+            "mount",
+            "mount-format",
+            "mount-template",
+            "fallback",
+            "scope",
+            "env",
+            "path",
+            "projectId",
+            "node",
+            "npm",
+            "pnpm",
+            "yarn",
+            "manifest-path",
+            "environment",
+            "spec",
+        ],
+        long_flag: &[
+            "no-masking",
+            "debug",
+            "preserve-env",
+            "no-cache",
+            "silent",
+            "watch",
+            "overload",
+            "quiet",
+            "locked",
+            "frozen",
+        ],
+        ..BASE
+    },
+    Spec {
+        // `direnv exec DIR cmd`, `nvm exec VERSION cmd`.
+        names: &["direnv", "nvm"],
+        subcommands: &["exec"],
+        operands: 1,
+        long_flag: &["silent"],
+        ..BASE
+    },
+    Spec {
+        // Version managers' `exec`: `asdf exec cmd`, `rbenv exec cmd`,
+        // `fnm exec --using=18 cmd`.
+        names: &[
+            "asdf", "rbenv", "pyenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "fnm", "rtx",
+        ],
+        subcommands: &["exec"],
+        long_value: &["using"],
+        ..BASE
+    },
+    Spec {
+        // `mise exec TOOL@VERSION... -- cmd`, `chamber exec SERVICE... -- cmd`.
+        names: &["mise", "chamber"],
+        subcommands: &["exec", "x"],
+        short_value: "Cj",
+        long_value: &["cd", "jobs"],
+        command_after: &["--"],
+        ..BASE
+    },
+    Spec {
+        // `nix shell INSTALLABLE... --command cmd`, `nix develop -c cmd`.
+        names: &["nix"],
+        subcommands: &["shell", "develop"],
+        short_value: "fIo",
+        long_value: &[
+            "file",
+            "expr",
+            "include",
+            "profile",
+            "arg",
+            "argstr",
+            "override-input",
+            "option",
+            "extra-experimental-features",
+            "experimental-features",
+            "keep",
+            "unset",
+            "phase",
+            "redirect",
+        ],
+        command_after: &["-c", "--command"],
+        ..BASE
+    },
+    Spec {
+        // `dotenv [-e FILE] [-v K=V] -- cmd` (dotenv-cli) and `dotenv [-f
+        // FILE] run cmd` (python-dotenv); `env-cmd -f FILE cmd`;
+        // `envchain NAMESPACE cmd`; `envdir DIR cmd` (daemontools).
+        names: &["dotenv", "env-cmd"],
+        subcommands: &["run"],
+        subcommand_optional: true,
+        short_value: "evpfr",
+        long_value: &["file", "environments", "rc-file"],
+        long_flag: &[
+            "debug",
+            "quiet",
+            "override",
+            "silent",
+            "no-override",
+            "use-shell",
+            "expand-envs",
+            "verbose",
+        ],
+        ..BASE
+    },
+    Spec {
+        names: &["envchain", "envdir", "s6-envdir"],
+        no_command_long: &["set", "list", "unset", "help", "version"],
+        operands: 1,
+        ..BASE
+    },
+    Spec {
+        // `cross-env A=1 cmd`.
+        names: &["cross-env"],
+        assignments: true,
+        ..BASE
+    },
 ];
 
 /// A command with its wrappers removed.
@@ -632,8 +845,36 @@ pub fn strip_reading(mut words: Vec<Word>, mut from: usize) -> Stripped {
             }
         }
     }
+    dashed_git(&mut words);
     out.words = words;
     out
+}
+
+/// git runs `git reset` as the program `git-reset` in its exec path
+/// (`/usr/lib/git-core/git-reset`), and `git-reset --hard` typed as a
+/// program does the same: it is read as `git reset --hard`, so the git
+/// rules apply. Third-party `git-lfs`, `git-crypt` are `git lfs`, `git crypt`.
+fn dashed_git(words: &mut Vec<Word>) {
+    let Some(first) = words.first().filter(|w| w.is_static()) else {
+        return;
+    };
+    let name = program_name(&first.text);
+    let Some(subcommand) = name.strip_prefix("git-") else {
+        return;
+    };
+    if subcommand.is_empty()
+        || !subcommand
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return;
+    }
+    let subcommand = Word::literal(subcommand);
+    // `/usr/lib/git-core/git-reset` is run as `/usr/lib/git-core/git`.
+    let dir_len = first.text.len() - basename(&first.text).len();
+    let git = Word::literal(format!("{}git", &first.text[..dir_len]));
+    words[0] = git;
+    words.insert(1, subcommand);
 }
 
 impl Spec {
@@ -683,13 +924,30 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
     // service manager that starts in `/` unless told `--same-dir`.
     let mut moves = matches!(name, "chroot" | "nsenter" | "unshare" | "systemd-run");
     let mut required_seen = spec.required_short.is_empty();
+    let mut subcommand_seen = spec.subcommands.is_empty();
+    // Launchers with a subcommand read options between their operands.
+    let mut operands_left = spec.operands;
+    let interspersed = !spec.subcommands.is_empty();
     let mut unsure = Vec::new();
     let mut i = 1;
     while let Some(word) = words.get(i) {
         let Some(text) = word.static_text() else {
             break;
         };
+        if subcommand_seen && spec.command_after.contains(&text) {
+            return if i + 1 < words.len() {
+                Skip::Command {
+                    start: i + 1,
+                    assignments,
+                    moves,
+                    unsure,
+                }
+            } else {
+                Skip::NoCommand { shell: false }
+            };
+        }
         if text == "--" {
+            subcommand_seen |= spec.subcommand_optional;
             i += 1;
             break;
         }
@@ -781,10 +1039,35 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
                 continue;
             }
         }
+        if !subcommand_seen {
+            subcommand_seen = spec.subcommands.contains(&text);
+            if subcommand_seen {
+                i += 1;
+                continue;
+            }
+            if !spec.subcommand_optional {
+                return Skip::NoCommand { shell: false };
+            }
+            subcommand_seen = true;
+        }
+        if !spec.command_after.is_empty() {
+            // An operand of the launcher's own (`nix shell PKG`).
+            i += 1;
+            continue;
+        }
+        if interspersed && operands_left > 0 {
+            operands_left -= 1;
+            i += 1;
+            continue;
+        }
         break;
     }
-    let start = i + spec.operands;
-    if !required_seen {
+    let start = i + if interspersed {
+        operands_left
+    } else {
+        spec.operands
+    };
+    if !required_seen || !subcommand_seen || !spec.command_after.is_empty() {
         return Skip::NoCommand { shell: false };
     }
     if start >= words.len() {
@@ -1015,6 +1298,69 @@ mod tests {
         assert_eq!(s.alternatives.len(), 2);
         let again = strip_reading(s.alternatives[0].0.clone(), s.alternatives[0].1);
         assert!(again.alternatives.is_empty());
+    }
+
+    #[test]
+    fn credential_and_environment_launchers_run_the_rest_of_the_line() {
+        for line in [
+            "aws-vault exec prof -- rm -rf ~",
+            "aws-vault exec prof rm -rf ~",
+            "aws-vault --debug exec prof --duration 1h -- rm -rf ~",
+            "aws-sso exec -A 1234 -R admin rm -rf ~",
+            "aws-okta exec prof -- rm -rf ~",
+            "op run --env-file .env -- rm -rf ~",
+            "doppler run -p proj -c dev -- rm -rf ~",
+            "infisical run --env=dev -- rm -rf ~",
+            "direnv exec . rm -rf ~",
+            "nix shell nixpkgs#hello nixpkgs#jq --command rm -rf ~",
+            "nix develop -c rm -rf ~",
+            "mise exec node@20 python@3 -- rm -rf ~",
+            "chamber exec svc1 svc2 -- rm -rf ~",
+            "dotenv -e .env -- rm -rf ~",
+            "dotenv -f .env run rm -rf ~",
+            "env-cmd -f .env rm -rf ~",
+            "envchain aws rm -rf ~",
+            "cross-env A=1 rm -rf ~",
+            "asdf exec rm -rf ~",
+            "rbenv exec rm -rf ~",
+        ] {
+            let (wrappers, rest) = stripped(line);
+            assert_eq!(wrappers.len(), 1, "{line}");
+            assert_eq!(rest, ["rm", "-rf", "~"], "{line}");
+        }
+        // Other subcommands, and launchers given no command, run nothing here.
+        for line in [
+            "aws-vault list",
+            "aws-vault add prof",
+            "op item get secret",
+            "doppler secrets",
+            "nix build .#x",
+            "nix develop",
+            "nix shell nixpkgs#hello",
+            "mise exec node@20",
+            "direnv allow .",
+        ] {
+            assert!(stripped(line).0.is_empty(), "{line}");
+        }
+        assert_eq!(
+            strip(words("aws-vault exec prof"))
+                .interactive_shell
+                .as_deref(),
+            Some("aws-vault")
+        );
+    }
+
+    #[test]
+    fn dashed_git_programs_are_git_subcommands() {
+        assert_eq!(stripped("git-reset --hard").1, ["git", "reset", "--hard"]);
+        assert_eq!(
+            stripped("sudo /usr/lib/git-core/git-clean -fdx").1,
+            ["/usr/lib/git-core/git", "clean", "-fdx"]
+        );
+        assert_eq!(stripped("GIT-PUSH.exe -f").1, ["git", "push", "-f"]);
+        assert_eq!(stripped("git").1, ["git"]);
+        assert_eq!(stripped("git- x").1, ["git-", "x"]);
+        assert_eq!(stripped("legit-x y").1, ["legit-x", "y"]);
     }
 
     #[test]

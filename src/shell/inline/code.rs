@@ -95,6 +95,9 @@ enum Val {
     PathMethod(Box<Val>, String),
     /// A method of something not known statically.
     Method(String),
+    /// File names matching a glob pattern (`glob('~/*')`); `false` when
+    /// the pattern is only known at run time.
+    Pattern(String, bool),
     Unknown,
 }
 
@@ -186,6 +189,24 @@ impl Reader<'_> {
                     let bound = self.attr(value.clone(), &key);
                     self.bindings.insert(local, bound);
                 }
+                return Val::Unknown;
+            }
+        }
+        // R assigns with `<-` too.
+        let r_arrow = self.lang == Lang::R
+            && matches!(
+                (self.peek_at(1), self.peek_at(2)),
+                (Some(Tok::Op("<")), Some(Tok::Op("-")))
+            );
+        if r_arrow {
+            if let Some(Tok::Ident(name)) = self.peek() {
+                let name = name.clone();
+                self.at += 3;
+                let value = self.expr();
+                match value {
+                    Val::Unknown | Val::Method(_) => self.bindings.remove(&name),
+                    value => self.bindings.insert(name, value),
+                };
                 return Val::Unknown;
             }
         }
@@ -389,6 +410,8 @@ impl Reader<'_> {
                     Lang::Python | Lang::JavaScript | Lang::Ruby,
                     Some(Tok::Op("+"))
                 )
+                | (Lang::Lua, Some(Tok::Op("..")))
+                | (Lang::Julia, Some(Tok::Op("*")))
         )
     }
 
@@ -401,6 +424,16 @@ impl Reader<'_> {
                 self.at += 1;
                 let next = self.term();
                 value = concat(value, next);
+                continue;
+            }
+            // pathlib's `Path.home() / '.bashrc'`.
+            if self.lang == Lang::Python && matches!(value, Val::PathObj(_)) && self.is_op("/") {
+                self.at += 1;
+                let next = self.term();
+                value = match value {
+                    Val::PathObj(base) => Val::PathObj(Box::new(join_path(*base, next))),
+                    other => other,
+                };
                 continue;
             }
             // Adjacent strings join (Python, Ruby, awk); in awk any two values do.
@@ -432,7 +465,38 @@ impl Reader<'_> {
             }
             break;
         }
+        self.note_urls(&value);
         value
+    }
+
+    /// A string that names a network destination is reported as the
+    /// `curl -- URL` that fetches it, so the rules that judge curl's URLs
+    /// (cloud metadata, internal addresses) judge it too: every URL
+    /// (`scheme://...`) in the text, and a bare host that is a metadata or
+    /// link-local address (`socket.create_connection(('169.254.169.254', 80))`).
+    /// A URL only mentioned, not fetched, is reported all the same.
+    fn note_urls(&mut self, value: &Val) {
+        let Val::Str(text, literal) = value else {
+            return;
+        };
+        for url in super::urls::destinations(text) {
+            let words = vec![
+                Word::literal("curl"),
+                Word::literal("--"),
+                Word {
+                    text: url,
+                    literal: *literal,
+                    pattern: false,
+                },
+            ];
+            let effect = Effect::Library {
+                words,
+                call: "URL in the code".into(),
+            };
+            if !self.findings.effects.contains(&effect) && self.room() {
+                self.findings.effects.push(effect);
+            }
+        }
     }
 
     fn term(&mut self) -> Val {
@@ -468,10 +532,28 @@ impl Reader<'_> {
                     value = self.call(value, args);
                     called = true;
                 }
+                // Perl's `$ENV{HOME}`.
+                Some(Tok::Op("{"))
+                    if self.lang == Lang::Perl
+                        && value == Val::Ref("$ENV".into())
+                        && matches!(self.peek_at(1), Some(Tok::Ident(k) | Tok::Str { text: k, .. }) if k == "HOME")
+                        && matches!(self.peek_at(2), Some(Tok::Op("}"))) =>
+                {
+                    self.at += 3;
+                    value = home();
+                }
                 Some(Tok::Op("[")) => {
                     self.at += 1;
                     let keys = self.args("]");
                     value = match (&value, keys.as_slice()) {
+                        // `os.environ['HOME']`, `ENV['HOME']`: the home directory.
+                        (
+                            Val::Ref(name),
+                            [Arg {
+                                val: Val::Str(key, true),
+                                ..
+                            }],
+                        ) if is_environment(name) && key == "HOME" => home(),
                         // `require('child_process')['execSync']` is `.execSync`.
                         (
                             Val::Ref(name),
@@ -493,9 +575,11 @@ impl Reader<'_> {
                     };
                     called = false;
                 }
-                // A tagged template (`` Bun.$`rm -rf /` ``).
+                // A tagged template (`` Bun.$`rm -rf /` ``); Lua's call
+                // with one string (`os.execute"rm -rf ~"`, `os.execute[[...]]`).
                 Some(Tok::Str { .. })
-                    if self.lang == Lang::JavaScript && matches!(value, Val::Ref(_)) =>
+                    if matches!(self.lang, Lang::JavaScript | Lang::Lua)
+                        && matches!(value, Val::Ref(_)) =>
                 {
                     let arg_start = self.at;
                     let arg = self.primary();
@@ -513,7 +597,8 @@ impl Reader<'_> {
         // Perl and Ruby call functions without parentheses: `system "ls"`.
         if !called && matches!(self.lang, Lang::Perl | Lang::Ruby) {
             if let Val::Ref(name) = &value {
-                if sink(self.lang, name).is_some() && self.value_follows() {
+                let function = sink(self.lang, name).is_some() || self.is_glob(name);
+                if function && self.value_follows() {
                     let args = self.bare_args();
                     return self.call(value, args);
                 }
@@ -527,6 +612,89 @@ impl Reader<'_> {
             self.check_uncalled(&value);
         }
         value
+    }
+
+    /// Calls that name the home directory or a path in it, or join paths:
+    /// `os.path.expanduser('~/.bashrc')` is `~/.bashrc`, `os.homedir()`
+    /// is `~`, `os.path.join(home, '.ssh')` is `~/.ssh`; so deleting what
+    /// they name is judged as `rm ~/.bashrc` is.
+    fn home_path(&self, name: &str, args: &[Arg]) -> Option<Val> {
+        let positional: Vec<&Val> = args
+            .iter()
+            .filter(|a| a.name.is_none())
+            .map(|a| &a.val)
+            .collect();
+        let first_is_home = || matches!(positional.first(), Some(Val::Str(k, true)) if k == "HOME");
+        match (self.lang, name) {
+            (Lang::Python, "os.path.expanduser" | "posixpath.expanduser")
+            | (Lang::R, "path.expand" | "normalizePath")
+            | (Lang::Julia, "expanduser")
+            | (Lang::Ruby, "File.expand_path") => match positional.first() {
+                Some(Val::Str(path, literal)) if path.starts_with('~') || path.starts_with('/') => {
+                    Some(Val::Str(path.clone(), *literal))
+                }
+                _ => None,
+            },
+            (Lang::Python, "pathlib.Path.home" | "Path.home" | "pathlib.PosixPath.home") => {
+                Some(Val::PathObj(Box::new(home())))
+            }
+            (Lang::JavaScript, "os.homedir")
+            | (Lang::Ruby, "Dir.home")
+            | (Lang::Julia, "homedir")
+            | (Lang::Php, "getenv")
+            | (Lang::Python, "os.getenv" | "os.environ.get")
+            | (Lang::Ruby, "ENV.fetch")
+            | (Lang::R, "Sys.getenv")
+                if matches!(name, "os.homedir" | "Dir.home" | "homedir") || first_is_home() =>
+            {
+                Some(home())
+            }
+            (Lang::Python, "os.path.join" | "posixpath.join")
+            | (Lang::JavaScript, "path.join" | "path.resolve")
+            | (Lang::Ruby, "File.join")
+            | (Lang::R, "file.path")
+            | (Lang::Julia, "joinpath") => {
+                let mut joined = String::new();
+                let mut literal = true;
+                for piece in &positional {
+                    let Val::Str(piece, known) = piece else {
+                        return None;
+                    };
+                    literal &= known;
+                    if piece.starts_with('/') || joined.is_empty() {
+                        joined = piece.clone();
+                    } else {
+                        joined = format!("{}/{piece}", joined.trim_end_matches('/'));
+                    }
+                }
+                (!joined.is_empty()).then_some(Val::Str(joined, literal))
+            }
+            _ => None,
+        }
+    }
+
+    /// Functions that return the file names a glob pattern matches.
+    fn is_glob(&self, name: &str) -> bool {
+        match self.lang {
+            Lang::Perl => matches!(
+                name,
+                "glob" | "CORE.glob" | "bsd_glob" | "File.Glob.bsd_glob"
+            ),
+            Lang::Python => matches!(name, "glob.glob" | "glob.iglob"),
+            Lang::Ruby => matches!(name, "Dir.glob" | "Dir.[]"),
+            Lang::Php => name == "glob",
+            Lang::R => name == "Sys.glob",
+            Lang::JavaScript => matches!(
+                name,
+                "fs.globSync"
+                    | "fs.glob"
+                    | "glob.sync"
+                    | "glob.globSync"
+                    | "globSync"
+                    | "fast-glob.sync"
+            ),
+            _ => false,
+        }
     }
 
     fn is_module_namespace(&self, name: &str) -> bool {
@@ -567,6 +735,9 @@ impl Reader<'_> {
                 "File",
                 "Dir",
             ],
+            Lang::Lua => &["os", "io"],
+            Lang::R => &["base"],
+            Lang::Julia => &["Base", "Base.Filesystem"],
             Lang::Perl | Lang::Php | Lang::Awk => &[],
         };
         modules.contains(&name)
@@ -684,15 +855,22 @@ impl Reader<'_> {
                 self.at += 1;
             }
             let val = self.expr();
-            let complete = matches!(self.peek(), Some(Tok::Op(op)) if *op == "," || *op == close)
+            // Julia's `;` starts the keyword arguments: `rm(p; recursive=true)`.
+            let separator = |op: &str| op == "," || (op == ";" && self.lang == Lang::Julia);
+            let complete = matches!(self.peek(), Some(Tok::Op(op)) if separator(op) || *op == close)
                 || self.peek().is_none();
-            let end = self.skip_rest_of_arg(&[",", close]);
+            let stops: &[&str] = if self.lang == Lang::Julia {
+                &[",", ";", close]
+            } else {
+                &[",", close]
+            };
+            let end = self.skip_rest_of_arg(stops);
             args.push(Arg {
                 name,
                 val: if complete { val } else { Val::Unknown },
                 range: start..end,
             });
-            if self.is_op(",") {
+            if self.is_op(",") || (self.lang == Lang::Julia && self.is_op(";")) {
                 self.at += 1;
             }
         }
@@ -750,6 +928,14 @@ impl Reader<'_> {
         };
         self.at += 1;
         match tok {
+            // Perl's `"$ENV{HOME}/.bashrc"` names a file in the home directory.
+            Tok::Str {
+                text,
+                literal: false,
+            } if self.lang == Lang::Perl => match text.strip_prefix("$ENV{HOME}") {
+                Some(rest) if !rest.contains(['$', '@']) => Val::Str(format!("~{rest}"), true),
+                _ => Val::Str(text, false),
+            },
             Tok::Str { text, literal } => Val::Str(text, literal),
             Tok::Cmd { text, literal } => {
                 let call = match self.lang {
@@ -816,6 +1002,9 @@ impl Reader<'_> {
             Val::Ref(base) => {
                 let full = format!("{base}.{name}");
                 self.note_reflective(&full);
+                if full == "process.env.HOME" {
+                    return home();
+                }
                 Val::Ref(full)
             }
             Val::PathObj(path) => Val::PathMethod(path, name.to_string()),
@@ -829,6 +1018,14 @@ impl Reader<'_> {
             Val::PathMethod(path, method) => {
                 let recursive = method == "rmtree";
                 match method.as_str() {
+                    "joinpath" => {
+                        let mut path = *path;
+                        for arg in args {
+                            path = join_path(path, arg.val);
+                        }
+                        return Val::PathObj(Box::new(path));
+                    }
+                    "expanduser" | "resolve" | "absolute" => return Val::PathObj(path),
                     "unlink" | "delete" | "rmtree" => {
                         self.delete(&name_of_path(&method), vec![*path], recursive)
                     }
@@ -902,6 +1099,99 @@ impl Reader<'_> {
     }
 
     fn call_named(&mut self, name: &str, mut args: Vec<Arg>) -> Val {
+        // R's namespaces: `base::system` is `system`.
+        let name = match self.lang {
+            Lang::R => name.strip_prefix("base.").unwrap_or(name),
+            _ => name,
+        };
+        match (self.lang, name) {
+            // R's vectors and lists hold the words of a command.
+            (Lang::R, "c" | "list") => {
+                return Val::List(
+                    args.into_iter()
+                        .filter(|a| a.name.is_none())
+                        .map(|a| a.val)
+                        .collect(),
+                );
+            }
+            // String building: R's `paste0(...)`, `paste(..., sep=" ")`,
+            // Julia's `string(...)`.
+            (Lang::R, "paste0" | "paste") | (Lang::Julia, "string") => {
+                let separator = if name == "paste" {
+                    match args.iter().find(|a| a.name.as_deref() == Some("sep")) {
+                        Some(Arg {
+                            val: Val::Str(sep, true),
+                            ..
+                        }) => sep.clone(),
+                        Some(_) => return Val::Unknown,
+                        None => " ".to_string(),
+                    }
+                } else {
+                    String::new()
+                };
+                let mut joined = Val::Str(String::new(), true);
+                let pieces: Vec<Val> = args
+                    .into_iter()
+                    .filter(|a| a.name.is_none())
+                    .map(|a| a.val)
+                    .collect();
+                for (i, piece) in pieces.into_iter().enumerate() {
+                    if i > 0 {
+                        joined = concat(joined, Val::Str(separator.clone(), true));
+                    }
+                    joined = concat(joined, piece);
+                }
+                return joined;
+            }
+            // `do.call("system", list("rm -rf ~"))`.
+            (Lang::R, "do.call") if !args.is_empty() => {
+                let first = args.remove(0);
+                let spread = match args.into_iter().next() {
+                    Some(Arg {
+                        val: Val::List(items),
+                        range,
+                        ..
+                    }) => items
+                        .into_iter()
+                        .map(|val| Arg {
+                            name: None,
+                            val,
+                            range: range.clone(),
+                        })
+                        .collect(),
+                    Some(_) => {
+                        self.opaque("`do.call` with arguments only known at run time".into());
+                        return Val::Unknown;
+                    }
+                    None => Vec::new(),
+                };
+                return match first.val {
+                    Val::Str(function, true) | Val::Ref(function) => {
+                        self.call_named(&function, spread)
+                    }
+                    _ => {
+                        self.opaque("`do.call` calls a function named at run time".into());
+                        Val::Unknown
+                    }
+                };
+            }
+            _ => {}
+        }
+        if let Some(value) = self.home_path(name, &args) {
+            return value;
+        }
+        if self.is_glob(name) {
+            return match args.first().map(|a| &a.val) {
+                // Perl's glob takes several patterns separated by blanks.
+                Some(Val::Str(text, literal)) if self.lang == Lang::Perl => Val::List(
+                    text.split_whitespace()
+                        .map(|p| Val::Pattern(p.to_string(), *literal))
+                        .collect(),
+                ),
+                Some(Val::Str(text, literal)) => Val::Pattern(text.clone(), *literal),
+                _ => Val::Unknown,
+            };
+        }
         match (self.lang, name) {
             (Lang::Python, "__import__" | "importlib.import_module")
             | (Lang::JavaScript, "require" | "import") => return self.module(&args, name),
@@ -1108,6 +1398,21 @@ impl Reader<'_> {
                 self.run_argv(&items, name);
             }
             Sink::PerlOpen => self.perl_open(&positional),
+            // R's `parse(text = "...")` names its code; `parse(file = f)` has none.
+            Sink::Code if self.lang == Lang::R => {
+                let text = args
+                    .iter()
+                    .find(|a| a.name.as_deref() == Some("text"))
+                    .map(|a| a.val.clone())
+                    .or_else(|| args.iter().any(|a| a.name.is_none()).then(|| first.clone()));
+                match text {
+                    Some(Val::Str(code, true)) => {
+                        analyze_into(self.lang, &code, self.depth + 1, self.findings)
+                    }
+                    Some(_) => self.opaque(format!("`{name}` runs code only known at run time")),
+                    None => {}
+                }
+            }
             Sink::Code => match &first {
                 Val::Str(code, true) => {
                     let code = code.clone();
@@ -1295,6 +1600,27 @@ impl Reader<'_> {
     }
 }
 
+/// `base/next` for two known paths; a path only known at run time otherwise.
+fn join_path(base: Val, next: Val) -> Val {
+    match (base, next) {
+        (_, Val::Str(next, literal)) if next.starts_with('/') => Val::Str(next, literal),
+        (Val::Str(base, a), Val::Str(next, b)) => {
+            Val::Str(format!("{}/{next}", base.trim_end_matches('/')), a && b)
+        }
+        _ => Val::Unknown,
+    }
+}
+
+/// The home directory, as a shell word names it.
+fn home() -> Val {
+    Val::Str("~".into(), true)
+}
+
+/// The process environment as a mapping (`os.environ`, `ENV`).
+fn is_environment(name: &str) -> bool {
+    matches!(name, "os.environ" | "ENV" | "process.env")
+}
+
 fn name_of_path(method: &str) -> String {
     format!("Path.{method}")
 }
@@ -1348,6 +1674,11 @@ fn word_of(val: &Val) -> Word {
             text: format!("${{{name}}}"),
             literal: false,
             pattern: false,
+        },
+        Val::Pattern(text, literal) => Word {
+            text: text.clone(),
+            literal: *literal,
+            pattern: true,
         },
         _ => Word {
             text: "${?}".into(),

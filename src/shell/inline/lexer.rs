@@ -19,6 +19,9 @@ pub enum Lang {
     Ruby,
     Php,
     Awk,
+    Lua,
+    R,
+    Julia,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +90,36 @@ impl Lexer {
                 }
                 c if c.is_whitespace() => self.at += 1,
                 '\\' if self.peek(1) == Some('\n') => self.at += 2,
-                '#' if self.lang != Lang::JavaScript => self.line_comment(),
+                '#' if self.lang == Lang::Julia && self.peek(1) == Some('=') => {
+                    self.julia_block_comment()
+                }
+                '#' if !matches!(self.lang, Lang::JavaScript | Lang::Lua) => self.line_comment(),
+                '-' if self.lang == Lang::Lua && self.peek(1) == Some('-') => {
+                    self.at += 2;
+                    if self.lua_long_bracket().is_none() {
+                        self.line_comment();
+                    }
+                }
+                '[' if self.lang == Lang::Lua && matches!(self.peek(1), Some('[' | '=')) => {
+                    match self.lua_long_bracket() {
+                        Some(text) => self.out.push(Tok::Str {
+                            text,
+                            literal: true,
+                        }),
+                        None => self.operator(),
+                    }
+                }
+                '.' if self.lang == Lang::Lua && self.peek(1) == Some('.') => {
+                    self.at += 2;
+                    if self.peek(0) == Some('.') {
+                        self.at += 1;
+                        self.out.push(Tok::Punct('…'));
+                    } else {
+                        self.out.push(Tok::Op(".."));
+                    }
+                }
+                // Julia's `'` is a character or, after a value, the adjoint.
+                '\'' if self.lang == Lang::Julia && !self.value_may_start() => self.operator(),
                 '/' if self.peek(1) == Some('/') && self.c_comments() => self.line_comment(),
                 '/' if self.peek(1) == Some('*') && self.c_comments() => self.block_comment(),
                 '/' if self.regex_may_start() => self.regex(),
@@ -130,6 +162,57 @@ impl Lexer {
             }
         }
         self.out
+    }
+
+    /// Lua's long brackets `[[...]]`, `[==[...]==]` at the cursor: the
+    /// text inside (no escapes), or `None` (cursor unchanged) when there
+    /// is none.
+    fn lua_long_bracket(&mut self) -> Option<String> {
+        if self.peek(0) != Some('[') {
+            return None;
+        }
+        let mut level = 0;
+        while self.peek(1 + level) == Some('=') {
+            level += 1;
+        }
+        if self.peek(1 + level) != Some('[') {
+            return None;
+        }
+        self.at += level + 2;
+        let close: Vec<char> = std::iter::once(']')
+            .chain(std::iter::repeat('=').take(level))
+            .chain(std::iter::once(']'))
+            .collect();
+        let mut text = String::new();
+        while self.at < self.chars.len() {
+            if self.chars[self.at..].starts_with(&close) {
+                self.at += close.len();
+                return Some(text.strip_prefix('\n').map(str::to_string).unwrap_or(text));
+            }
+            text.push(self.chars[self.at]);
+            self.at += 1;
+        }
+        Some(text)
+    }
+
+    /// Julia's `#= ... =#`, which nests.
+    fn julia_block_comment(&mut self) {
+        self.at += 2;
+        let mut depth = 1;
+        while let Some(c) = self.peek(0) {
+            if c == '#' && self.peek(1) == Some('=') {
+                depth += 1;
+                self.at += 2;
+            } else if c == '=' && self.peek(1) == Some('#') {
+                depth -= 1;
+                self.at += 2;
+                if depth == 0 {
+                    return;
+                }
+            } else {
+                self.at += 1;
+            }
+        }
     }
 
     fn c_comments(&self) -> bool {
@@ -181,6 +264,10 @@ impl Lexer {
             && matches!(self.peek(0), Some('!' | '?'))
             && self.peek(1) != Some('=')
         {
+            self.at += 1;
+        }
+        // Julia's mutating functions end in `!` (`rm!` is not `rm`).
+        if self.lang == Lang::Julia && self.peek(0) == Some('!') && self.peek(1) != Some('=') {
             self.at += 1;
         }
         self.chars[start..self.at].iter().collect()
@@ -248,6 +335,44 @@ impl Lexer {
                     return true;
                 }
                 false
+            }
+            // R's raw strings: `r"(...)"`, `R"-[...]-"`.
+            Lang::R if matches!(name, "r" | "R") && matches!(next, Some('\'' | '"')) => {
+                let quote = next.unwrap_or('"');
+                let mut dashes = 0;
+                while self.peek(1 + dashes) == Some('-') {
+                    dashes += 1;
+                }
+                let Some(close) = self.peek(1 + dashes).and_then(closing) else {
+                    return false;
+                };
+                self.at += dashes + 2;
+                let end: Vec<char> = std::iter::once(close)
+                    .chain(std::iter::repeat('-').take(dashes))
+                    .chain(std::iter::once(quote))
+                    .collect();
+                let mut text = String::new();
+                while self.at < self.chars.len() && !self.chars[self.at..].starts_with(&end) {
+                    text.push(self.chars[self.at]);
+                    self.at += 1;
+                }
+                self.at = (self.at + end.len()).min(self.chars.len());
+                self.out.push(Tok::Str {
+                    text,
+                    literal: true,
+                });
+                true
+            }
+            // Julia's string macros: `raw"..."` keeps backslashes; others
+            // (`r"..."`, `b"..."`) are read as plain strings.
+            Lang::Julia if next == Some('"') => {
+                self.at += 1;
+                if name == "raw" {
+                    self.quoted('"', "r");
+                } else {
+                    self.quoted('"', "");
+                }
+                true
             }
             Lang::Perl => {
                 let previous_is_arrow = matches!(self.out.last(), Some(Tok::Op("->")));
@@ -487,6 +612,12 @@ impl Lexer {
                     }
                     text.push(c);
                 }
+                '$' if self.lang == Lang::Julia
+                    && self.peek(0).is_some_and(|n| is_ident_start(n) || n == '(') =>
+                {
+                    literal = false;
+                    text.push(c);
+                }
                 '#' if self.lang == Lang::Ruby && self.peek(0) == Some('{') => {
                     literal = false;
                     text.push(c);
@@ -505,8 +636,9 @@ impl Lexer {
     /// A quoted string opened by `quote` (already consumed), with Python
     /// `prefix` (lower case) when there was one.
     fn quoted(&mut self, quote: char, prefix: &str) {
-        let triple =
-            self.lang == Lang::Python && self.peek(0) == Some(quote) && self.peek(1) == Some(quote);
+        let triple = (self.lang == Lang::Python || (self.lang == Lang::Julia && quote == '"'))
+            && self.peek(0) == Some(quote)
+            && self.peek(1) == Some(quote);
         if triple {
             self.at += 2;
         }
@@ -516,8 +648,9 @@ impl Lexer {
         let mut literal = true;
         let interpolating = match self.lang {
             Lang::Python => prefix.contains('f'),
-            Lang::JavaScript | Lang::Awk => false,
+            Lang::JavaScript | Lang::Awk | Lang::Lua | Lang::R => false,
             Lang::Perl | Lang::Ruby | Lang::Php => quote == '"',
+            Lang::Julia => !prefix.contains('r'),
         };
         while let Some(c) = self.peek(0) {
             if c == quote {
@@ -551,6 +684,7 @@ impl Lexer {
                 let starts = match self.lang {
                     Lang::Python => c == '{' && next != Some('{'),
                     Lang::Ruby => c == '#' && matches!(next, Some('{' | '@' | '$')),
+                    Lang::Julia => c == '$' && next.is_some_and(|n| is_ident_start(n) || n == '('),
                     _ => {
                         matches!(c, '$' | '@')
                             && next.is_some_and(|n| {
@@ -587,6 +721,27 @@ impl Lexer {
             'n' => Some('\n'),
             't' => Some('\t'),
             'r' => Some('\r'),
+            // Lua's `\ddd` is decimal: `\114\109` is `rm`.
+            '0'..='9' if self.lang == Lang::Lua => {
+                let mut value = n.to_digit(10).unwrap_or(0);
+                for _ in 0..2 {
+                    match self.peek(0).and_then(|c| c.to_digit(10)) {
+                        Some(d) => {
+                            value = value * 10 + d;
+                            self.at += 1;
+                        }
+                        None => break,
+                    }
+                }
+                char::from_u32(value)
+            }
+            // Lua's `\z` skips the line break and blanks after it.
+            'z' if self.lang == Lang::Lua => {
+                while self.peek(0).is_some_and(char::is_whitespace) {
+                    self.at += 1;
+                }
+                return;
+            }
             '0'..='7' => {
                 let mut value = n.to_digit(8).unwrap_or(0);
                 for _ in 0..2 {

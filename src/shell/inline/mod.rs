@@ -16,8 +16,11 @@
 
 mod code;
 mod lexer;
+mod powershell;
 mod sed;
 mod sinks;
+mod tcl;
+mod urls;
 
 pub use lexer::Lang;
 
@@ -26,36 +29,265 @@ use super::walk::Input;
 use super::words::Word;
 use super::OpaqueKind;
 
-/// Which interpreter a program name is.
+/// How an interpreter's code is read once found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Interpreter {
-    Python,
-    Node,
-    Bun,
-    Deno,
-    Perl,
-    Ruby,
-    Php,
-    Awk,
+enum Reads {
+    /// By [`code::analyze`] in this language.
+    Code(Lang),
+    /// sed scripts: `e` runs commands, `w` writes files.
     Sed,
+    /// Tcl scripts: commands and words, like a shell's.
+    Tcl,
+    /// PowerShell: cmdlets, aliases and native programs.
+    PowerShell,
 }
 
-fn interpreter(program: &str) -> Option<Interpreter> {
+/// Where an interpreter's options say its program is.
+enum Options {
+    /// getopt-style short options (see [`options`]).
+    Getopt(Getopt),
+    Node,
+    /// `bun -e CODE`.
+    Bun,
+    /// `deno eval CODE`.
+    Deno,
+    Awk,
+    Sed,
+    PowerShell,
+}
+
+/// getopt-style options: `code` letters (and `long_code` options) take the
+/// program text; `module` names a module to run instead; `valued` letters
+/// and `long_valued` options take a value; `stop` letters and `stop_long`
+/// options mean the interpreter runs no code given here (`--version`, a
+/// file named by an option).
+struct Getopt {
+    code: &'static str,
+    long_code: &'static [&'static str],
+    module: Option<char>,
+    valued: &'static str,
+    stop: &'static str,
+    stop_long: &'static [&'static str],
+    long_valued: &'static [&'static str],
+    /// Letters that, with no code and no script, make the interpreter
+    /// exit instead of reading standard input (`lua -v`).
+    no_stdin: &'static str,
+}
+
+const GETOPT: Getopt = Getopt {
+    code: "",
+    long_code: &[],
+    module: None,
+    valued: "",
+    stop: "",
+    stop_long: &["help", "version"],
+    long_valued: &[],
+    no_stdin: "",
+};
+
+/// One interpreter: its program names (`versioned`: also with a version
+/// suffix, `python3.12`, `lua5.4`), how its options give the program, and
+/// how the program is read.
+struct Interpreter {
+    names: &'static [&'static str],
+    versioned: bool,
+    options: Options,
+    reads: Reads,
+}
+
+/// The interpreters whose inline code is read. Adding one whose code is a
+/// language [`code::analyze`] reads is a row here and its sinks in
+/// `sinks.rs`.
+const INTERPRETERS: &[Interpreter] = &[
+    Interpreter {
+        names: &["python", "pypy"],
+        versioned: true,
+        options: Options::Getopt(Getopt {
+            code: "c",
+            module: Some('m'),
+            valued: "WX",
+            stop: "hV",
+            long_valued: &["check-hash-based-pycs"],
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Python),
+    },
+    Interpreter {
+        names: &["node", "nodejs"],
+        versioned: false,
+        options: Options::Node,
+        reads: Reads::Code(Lang::JavaScript),
+    },
+    Interpreter {
+        names: &["bun"],
+        versioned: false,
+        options: Options::Bun,
+        reads: Reads::Code(Lang::JavaScript),
+    },
+    Interpreter {
+        names: &["deno"],
+        versioned: false,
+        options: Options::Deno,
+        reads: Reads::Code(Lang::JavaScript),
+    },
+    Interpreter {
+        names: &["perl"],
+        versioned: true,
+        options: Options::Getopt(Getopt {
+            code: "eE",
+            valued: "iIMmx0lCdD",
+            stop: "vhV",
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Perl),
+    },
+    Interpreter {
+        names: &["ruby", "jruby", "truffleruby"],
+        versioned: false,
+        options: Options::Getopt(Getopt {
+            code: "e",
+            valued: "rICEFix0lW",
+            stop: "vh",
+            long_valued: &["encoding", "external-encoding", "internal-encoding"],
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Ruby),
+    },
+    Interpreter {
+        names: &["php"],
+        versioned: true,
+        options: Options::Getopt(Getopt {
+            code: "rRBE",
+            valued: "dctzS",
+            stop: "fvhimlsa",
+            stop_long: &[
+                "help",
+                "version",
+                "info",
+                "modules",
+                "file",
+                "server",
+                "interactive",
+            ],
+            long_valued: &["define", "php-ini", "docroot", "zend-extension"],
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Php),
+    },
+    Interpreter {
+        // `lua [-e stat] [-l mod] [script]`; luajit's `-b` compiles a file.
+        names: &["lua", "luajit"],
+        versioned: true,
+        options: Options::Getopt(Getopt {
+            code: "e",
+            valued: "lj",
+            stop: "b",
+            no_stdin: "v",
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Lua),
+    },
+    Interpreter {
+        // `Rscript -e EXPR`, `R -e EXPR`; `R -f FILE` and `R CMD ...` run
+        // files and tools.
+        names: &["rscript", "r"],
+        versioned: false,
+        options: Options::Getopt(Getopt {
+            code: "e",
+            valued: "dg",
+            stop: "f",
+            stop_long: &["help", "version", "file"],
+            long_valued: &["encoding", "debugger", "gui", "args"],
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::R),
+    },
+    Interpreter {
+        // `julia -e CODE`, `-E CODE`, `--eval CODE`; `-O2`, `-g1` take
+        // only attached values.
+        names: &["julia"],
+        versioned: false,
+        options: Options::Getopt(Getopt {
+            code: "eE",
+            long_code: &["eval", "print"],
+            module: Some('m'),
+            valued: "JHLtpC",
+            stop: "vh",
+            stop_long: &["help", "version", "help-hidden", "module"],
+            long_valued: &[
+                "sysimage",
+                "home",
+                "load",
+                "threads",
+                "gcthreads",
+                "procs",
+                "machine-file",
+                "cpu-target",
+                "startup-file",
+                "handle-signals",
+                "sysimage-native-code",
+                "compiled-modules",
+                "pkgimages",
+                "history-file",
+                "color",
+                "depwarn",
+                "warn-overwrite",
+                "warn-scope",
+                "inline",
+                "check-bounds",
+                "math-mode",
+                "heap-size-hint",
+                "trace-compile",
+                "bug-report",
+                "min-optlevel",
+            ],
+            ..GETOPT
+        }),
+        reads: Reads::Code(Lang::Julia),
+    },
+    Interpreter {
+        // tclsh and wish read a file or standard input; jimsh takes `-e`,
+        // expect `-c`.
+        names: &["tclsh", "wish", "jimsh", "expect"],
+        versioned: true,
+        options: Options::Getopt(Getopt {
+            code: "ec",
+            valued: "D",
+            stop: "fbv",
+            ..GETOPT
+        }),
+        reads: Reads::Tcl,
+    },
+    Interpreter {
+        names: &["pwsh", "powershell", "pwsh-preview"],
+        versioned: false,
+        options: Options::PowerShell,
+        reads: Reads::PowerShell,
+    },
+    Interpreter {
+        names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
+        versioned: false,
+        options: Options::Awk,
+        reads: Reads::Code(Lang::Awk),
+    },
+    Interpreter {
+        names: &["sed", "gsed"],
+        versioned: false,
+        options: Options::Sed,
+        reads: Reads::Sed,
+    },
+];
+
+fn interpreter(program: &str) -> Option<&'static Interpreter> {
     let versioned = |name: &str, base: &str| {
-        name.strip_prefix(base)
-            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        name.strip_prefix(base).is_some_and(|rest| {
+            !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+        })
     };
-    Some(match program {
-        p if versioned(p, "python") || versioned(p, "pypy") => Interpreter::Python,
-        "node" | "nodejs" => Interpreter::Node,
-        "bun" => Interpreter::Bun,
-        "deno" => Interpreter::Deno,
-        p if versioned(p, "perl") => Interpreter::Perl,
-        "ruby" | "jruby" | "truffleruby" => Interpreter::Ruby,
-        p if versioned(p, "php") => Interpreter::Php,
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Interpreter::Awk,
-        "sed" | "gsed" => Interpreter::Sed,
-        _ => return None,
+    INTERPRETERS.iter().find(|i| {
+        i.names
+            .iter()
+            .any(|n| *n == program || (i.versioned && versioned(program, n)))
     })
 }
 
@@ -71,25 +303,31 @@ enum Source {
 
 /// If `program` is an interpreter, what its code runs, added to `launch`.
 pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut Launch) {
+    // A PowerShell cmdlet run by a tool that runs PowerShell lines
+    // (`Remove-Item -Recurse -Force C:/Users/u`): read as PowerShell.
+    if powershell::is_cmdlet(program) {
+        let mut words = vec![Word::literal(program)];
+        words.extend(args.iter().cloned());
+        let literal = words.iter().all(|w| w.literal);
+        let line = words
+            .iter()
+            .map(|w| powershell::quote(&w.text))
+            .collect::<Vec<_>>()
+            .join(" ");
+        powershell::read(&line, literal, program, launch);
+        return;
+    }
     let Some(kind) = interpreter(program) else {
         return;
     };
-    let (source, flag) = match kind {
-        Interpreter::Python => options(
-            args,
-            "c",
-            Some('m'),
-            "WX",
-            "hV",
-            &["help", "version"],
-            &["check-hash-based-pycs"],
-        ),
-        Interpreter::Node => node_options(args),
-        Interpreter::Bun => match args.first().map(|w| w.text.as_str()) {
+    let (source, flag) = match &kind.options {
+        Options::Getopt(getopt) => options(args, getopt),
+        Options::Node => node_options(args),
+        Options::Bun => match args.first().map(|w| w.text.as_str()) {
             Some("-e" | "--eval" | "-p" | "--print") => (code_after(args, 0), "-e"),
             _ => (Source::Elsewhere, ""),
         },
-        Interpreter::Deno => match args.first().map(|w| w.text.as_str()) {
+        Options::Deno => match args.first().map(|w| w.text.as_str()) {
             Some("eval") => (
                 args.iter()
                     .skip(1)
@@ -99,47 +337,24 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
             ),
             _ => (Source::Elsewhere, ""),
         },
-        Interpreter::Perl => options(
-            args,
-            "eE",
-            None,
-            "iIMmx0lCdD",
-            "vhV",
-            &["help", "version"],
-            &[],
-        ),
-        Interpreter::Ruby => options(
-            args,
-            "e",
-            None,
-            "rICEFix0lW",
-            "vh",
-            &["help", "version"],
-            &["encoding", "external-encoding", "internal-encoding"],
-        ),
-        Interpreter::Php => options(
-            args,
-            "rRBE",
-            None,
-            "dctzS",
-            "fvhimlsa",
-            &[
-                "help",
-                "version",
-                "info",
-                "modules",
-                "file",
-                "server",
-                "interactive",
-            ],
-            &["define", "php-ini", "docroot", "zend-extension"],
-        ),
-        Interpreter::Awk => awk_options(args),
-        Interpreter::Sed => sed_options(args),
+        Options::Awk => awk_options(args),
+        Options::Sed => sed_options(args),
+        Options::PowerShell => {
+            let (source, flag) = powershell::options(program, args);
+            match source {
+                powershell::Source::Code(words) => (Source::Code(words), flag),
+                powershell::Source::Stdin => (Source::Stdin, flag),
+                powershell::Source::Elsewhere => (Source::Elsewhere, flag),
+                powershell::Source::Unreadable(why) => {
+                    launch.opaque.push((OpaqueKind::DynamicEval, why));
+                    return;
+                }
+            }
+        }
     };
     let label = match (kind, &source) {
         (_, Source::Stdin) => format!("{program} <<"),
-        (Interpreter::Awk | Interpreter::Sed, _) => program.to_string(),
+        (_, _) if matches!(kind.options, Options::Awk | Options::Sed) => program.to_string(),
         _ => format!("{program} {flag}"),
     };
     let code = match source {
@@ -181,7 +396,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
             format!("code for `{label}` is only known at run time"),
         ));
     }
-    if kind == Interpreter::Sed {
+    if kind.reads == Reads::Sed {
         let found = sed::analyze(&text);
         for reason in found.opaque {
             launch.opaque.push((OpaqueKind::DynamicEval, reason));
@@ -213,13 +428,17 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         }
         return;
     }
-    let lang = match kind {
-        Interpreter::Python => Lang::Python,
-        Interpreter::Node | Interpreter::Bun | Interpreter::Deno => Lang::JavaScript,
-        Interpreter::Perl => Lang::Perl,
-        Interpreter::Ruby => Lang::Ruby,
-        Interpreter::Php => Lang::Php,
-        _ => Lang::Awk,
+    let lang = match kind.reads {
+        Reads::Code(lang) => lang,
+        Reads::Tcl => {
+            tcl::read(&text, literal, &label, launch);
+            return;
+        }
+        Reads::PowerShell => {
+            powershell::read(&text, literal, &label, launch);
+            return;
+        }
+        Reads::Sed => return,
     };
     if lang == Lang::Awk {
         // `print > "file"` and `>> "file"` write the file: reported as
@@ -287,19 +506,20 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
     }
 }
 
-/// Reads getopt-style options. `code` letters take the program text
-/// (attached or the next word); `module` names a module to run instead;
-/// `valued` letters take a value (attached or the next word); `stop` letters and `stop_long` options mean the
-/// interpreter runs no code given here. The first operand is a script.
-fn options(
-    args: &[Word],
-    code: &str,
-    module: Option<char>,
-    valued: &str,
-    stop: &str,
-    stop_long: &[&str],
-    long_valued: &[&str],
-) -> (Source, &'static str) {
+/// Reads getopt-style options (see [`Getopt`]). The first operand is a
+/// script.
+fn options(args: &[Word], getopt: &Getopt) -> (Source, &'static str) {
+    let Getopt {
+        code,
+        long_code,
+        module,
+        valued,
+        stop,
+        stop_long,
+        long_valued,
+        no_stdin,
+    } = getopt;
+    let mut exits = false;
     let mut pieces = Vec::new();
     let mut flag = "";
     let mut i = 0;
@@ -317,6 +537,21 @@ fn options(
         }
         if let Some(long) = text.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
+            if long_code.contains(&name) {
+                match long.split_once('=') {
+                    Some((_, value)) => pieces.push(Word {
+                        text: value.to_string(),
+                        ..word.clone()
+                    }),
+                    None => match args.get(i + 1) {
+                        Some(next) => pieces.push(next.clone()),
+                        None => return (Source::Elsewhere, ""),
+                    },
+                }
+                flag = "-e";
+                i += if long.contains('=') { 1 } else { 2 };
+                continue;
+            }
             if stop_long.contains(&name) {
                 return (Source::Elsewhere, "");
             }
@@ -353,7 +588,7 @@ fn options(
                 }
                 break;
             }
-            if Some(letter) == module {
+            if Some(letter) == *module {
                 // `python -m module`: a module, not code given here.
                 return (Source::Elsewhere, "");
             }
@@ -376,6 +611,7 @@ fn options(
             if stop.contains(letter) {
                 return (Source::Elsewhere, "");
             }
+            exits |= no_stdin.contains(letter);
         }
         i += consumed;
     }
@@ -384,6 +620,7 @@ fn options(
     }
     match args.get(i).map(|w| w.text.as_str()) {
         Some("--") if args.len() > i + 1 => (Source::Elsewhere, ""),
+        Some("--") | None if exits => (Source::Elsewhere, ""),
         Some("--") | None => (Source::Stdin, ""),
         Some(_) => (Source::Elsewhere, ""),
     }

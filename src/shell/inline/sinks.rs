@@ -77,6 +77,42 @@ pub(super) fn reflective(lang: Lang, name: &str) -> bool {
                 | "register_shutdown_function"
         ),
         Lang::Awk => false,
+        // `_G["os"]["execute"]`, `debug.getregistry()`, C modules.
+        Lang::Lua => matches!(
+            name,
+            "_G" | "_ENV" | "debug" | "getfenv" | "setfenv" | "rawget" | "package" | "ffi"
+        ),
+        // `get("system")`, `match.fun(x)`, `.Internal(...)`, C calls.
+        Lang::R => matches!(
+            name,
+            "get"
+                | "get0"
+                | "mget"
+                | "match.fun"
+                | "getFromNamespace"
+                | "getExportedValue"
+                | ".Internal"
+                | ".Primitive"
+                | ".Call"
+                | ".C"
+                | ".External"
+                | "dyn.load"
+                | "environment"
+                | "sys.function"
+                | "body"
+        ),
+        // `getfield(Base, :run)`, `ccall`, `invokelatest(f, ...)`.
+        Lang::Julia => matches!(
+            name,
+            "getfield"
+                | "getproperty"
+                | "ccall"
+                | "cglobal"
+                | "Libdl"
+                | "invokelatest"
+                | "Core.eval"
+                | "Symbol"
+        ),
     }
 }
 
@@ -303,6 +339,66 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "system" => Shell,
             _ => return None,
         },
+        Lang::Lua => match name {
+            "os.execute" | "io.popen" => Shell,
+            "load" | "loadstring" => Code,
+            "os.remove" => Delete { recursive: false },
+            "os.rename" => Move,
+            "io.open" => Write {
+                path: 0,
+                mode: Some(1),
+            },
+            "io.output" => Write {
+                path: 0,
+                mode: None,
+            },
+            "package.loadlib" => Opaque,
+            _ => return None,
+        },
+        Lang::R => match name {
+            "system" | "shell" | "pipe" => Shell,
+            // `system2("rm", c("-rf", "~"))`, `processx::run("rm", ...)`.
+            "system2"
+            | "processx.run"
+            | "processx.process$new"
+            | "sys.exec_wait"
+            | "sys.exec_internal" => ExecFile,
+            "parse" | "str2lang" | "str2expression" => Code,
+            "unlink" => Delete { recursive: false },
+            "file.remove" => Delete { recursive: false },
+            "file.rename" => Move,
+            "file.copy" => Copy,
+            "file.symlink" | "file.link" => Link,
+            "writeLines" | "saveRDS" | "write.csv" | "write.table" => Write {
+                path: 1,
+                mode: None,
+            },
+            _ => return None,
+        },
+        Lang::Julia => {
+            let short = name
+                .strip_prefix("Base.Filesystem.")
+                .or_else(|| name.strip_prefix("Base."))
+                .unwrap_or(name);
+            match short {
+                "Meta.parse" | "Meta.parseall" => Code,
+                "include_string" => Opaque,
+                "rm" => Delete { recursive: false },
+                "mv" => Move,
+                "cp" => Copy,
+                "symlink" | "hardlink" => Link,
+                "write" => Write {
+                    path: 0,
+                    mode: None,
+                },
+                "open" => Write {
+                    path: 0,
+                    mode: Some(1),
+                },
+                "ccall" => Opaque,
+                _ => return None,
+            }
+        }
     };
     Some(s)
 }
@@ -366,11 +462,14 @@ pub(super) fn declarator(lang: Lang, name: &str) -> bool {
         Lang::Ruby => matches!(name, "return"),
         Lang::Php => matches!(name, "return" | "new" | "echo" | "print"),
         Lang::Awk => false,
+        Lang::Lua => matches!(name, "local" | "return"),
+        Lang::R => false,
+        Lang::Julia => matches!(name, "return" | "local" | "global" | "const"),
     }
 }
 
 /// A value an option may take that plainly means "off" (a number may be
 /// `1`: it counts as on).
 pub(super) fn is_false(tok: Option<&Tok>) -> bool {
-    matches!(tok, Some(Tok::Ident(v)) if matches!(v.as_str(), "false" | "False" | "nil" | "null" | "None" | "undefined"))
+    matches!(tok, Some(Tok::Ident(v)) if matches!(v.as_str(), "false" | "False" | "FALSE" | "nil" | "null" | "None" | "undefined"))
 }

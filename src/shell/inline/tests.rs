@@ -468,3 +468,198 @@ fn an_alias_defined_on_the_line_makes_it_opaque_and_its_value_is_read() {
         commands(&a)
     );
 }
+
+#[test]
+fn urls_in_interpreter_code_are_fetched_urls() {
+    for (line, want) in [
+        (
+            r#"python3 -c "import urllib.request; urllib.request.urlopen('http://169.254.169.254/latest/meta-data/')""#,
+            "curl -- http://169.254.169.254/latest/meta-data/ [URL in the code]",
+        ),
+        (
+            r#"node -e "fetch('http://169.254.' + '169.254/')""#,
+            "curl -- http://169.254.169.254/ [URL in the code]",
+        ),
+        (
+            r#"ruby -e 'require "net/http"; Net::HTTP.get(URI("http://169.254.169.254/"))'"#,
+            "curl -- http://169.254.169.254/ [URL in the code]",
+        ),
+        (
+            r#"python3 -c "import socket; socket.create_connection(('169.254.169.254', 80))""#,
+            "curl -- 169.254.169.254 [URL in the code]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+    // The same URL read twice is one fetch; ordinary strings are none.
+    let a = analyze(r#"python3 -c "u = 'https://a.example/'; print(u); print(u)""#);
+    assert_eq!(
+        commands(&a)
+            .iter()
+            .filter(|c| c.starts_with("curl"))
+            .count(),
+        1
+    );
+    let a = analyze(r#"python3 -c "print('a.txt', 'os.path', '127.0.0.1')""#);
+    assert!(!commands(&a).iter().any(|c| c.starts_with("curl")));
+}
+
+#[test]
+fn globbed_deletes_delete_the_pattern() {
+    for (line, want) in [
+        (r#"perl -e "unlink glob q(~/*)""#, "rm -f -- ~/* [unlink]"),
+        (
+            r#"perl -e 'unlink glob("/etc/*")'"#,
+            "rm -f -- /etc/* [unlink]",
+        ),
+        (
+            r#"perl -e 'unlink glob("/etc/a /etc/b*")'"#,
+            "rm -f -- /etc/a /etc/b* [unlink]",
+        ),
+        (
+            r#"python3 -c "import glob, os; os.remove(glob.glob('/etc/*'))""#,
+            "rm -f -- /etc/* [os.remove]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+        let rm = a.commands.iter().find(|c| c.program == "rm").unwrap();
+        assert!(rm.targets.iter().all(|t| t.pattern), "{line}");
+    }
+}
+
+#[test]
+fn lua_r_and_julia_inline_code_is_read() {
+    for (line, want) in [
+        (r#"lua -e 'os.execute("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute"rm -rf ~"'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute[[rm -rf ~]]'"#, "rm -rf ~"),
+        (r#"lua -e 'os.execute("rm " .. "-rf ~")'"#, "rm -rf ~"),
+        // Lua's `\ddd` escapes are decimal.
+        (r#"lua -e 'os.execute("\114\109 -rf ~")'"#, "rm -rf ~"),
+        (r#"luajit -e 'io.popen("rm -rf /")'"#, "rm -rf /"),
+        (r#"lua -e 'load("os.execute(\"rm -rf ~\")")()'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system(paste0("rm -rf ", "~"))'"#, "rm -rf ~"),
+        (r#"Rscript -e 'system2("rm", c("-rf", "~"))'"#, "rm -rf ~"),
+        (
+            r#"Rscript -e 'cmd <- "rm -rf ~"; base::system(cmd)'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'eval(parse(text = "system(\"rm -rf ~\")"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'do.call("system", list("rm -rf ~"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"Rscript -e 'unlink("~", recursive=TRUE)'"#,
+            "rm -r -f -- ~ [unlink]",
+        ),
+        (r#"R --vanilla -e 'system("rm -rf ~")'"#, "rm -rf ~"),
+        (r#"julia -e 'run(`rm -rf ~`)'"#, "rm -rf ~"),
+        (r#"julia --eval 'run(`rm -rf /`)'"#, "rm -rf /"),
+        (
+            r#"julia -t 4 -E 'run(`git push --force`)'"#,
+            "git push --force",
+        ),
+        (
+            r#"julia -e 'eval(Meta.parse("run(`rm -rf ~`)"))'"#,
+            "rm -rf ~",
+        ),
+        (
+            r#"julia -e 'rm("/"; recursive=true, force=true)'"#,
+            "rm -r -f -- / [rm]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+    for line in [
+        r#"lua -e '_G["os"]["execute"]("rm -rf ~")'"#,
+        r#"Rscript -e 'get("system")("rm -rf ~")'"#,
+        r#"julia -e 'run(`rm -rf $(homedir())`)'"#,
+        "echo 'os.execute(\"rm -rf ~\")' | lua",
+    ] {
+        assert!(caught(line), "{line}");
+    }
+    for line in [
+        "lua script.lua",
+        "lua -v",
+        "lua -e 'print(1 + 1)'",
+        "lua -e '-- os.execute(\"rm -rf ~\")\nprint(1)'",
+        "lua -e '--[[ os.execute(\"rm -rf ~\") ]] print(1)'",
+        "Rscript analysis.R",
+        "Rscript -e 'x <- read.csv(\"data.csv\"); print(summary(x))'",
+        "Rscript -e 'rmarkdown::render(\"report.Rmd\")'",
+        "R CMD build .",
+        "R --vanilla < script.R",
+        "julia --project=. -e 'using Pkg; Pkg.instantiate()'",
+        "julia -e 'println(\"a\" * \"b\")'",
+        "julia script.jl",
+    ] {
+        let a = analyze(line);
+        assert!(!a.is_opaque(), "{line}: {:?}", a.opaque);
+        assert!(
+            !a.commands.iter().any(|c| c.program == "rm"),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
+
+#[test]
+fn home_directory_names_in_code_are_the_home_directory() {
+    for (line, want) in [
+        (
+            r#"python3 -c "import os; os.remove(os.path.expanduser('~/.bashrc'))""#,
+            "rm -f -- ~/.bashrc [os.remove]",
+        ),
+        (
+            r#"python3 -c "import os; os.remove(os.path.join(os.environ['HOME'], '.ssh/authorized_keys'))""#,
+            "rm -f -- ~/.ssh/authorized_keys [os.remove]",
+        ),
+        (
+            r#"python3 -c "from pathlib import Path; p = Path.home() / '.zshrc'; p.unlink()""#,
+            "rm -f -- ~/.zshrc [Path.unlink]",
+        ),
+        (
+            r#"node -e "require('fs').unlinkSync(require('path').join(require('os').homedir(), '.npmrc'))""#,
+            "rm -f -- ~/.npmrc [fs.unlinkSync]",
+        ),
+        (
+            r#"node -e "require('fs').unlinkSync(process.env.HOME + '/.gitconfig')""#,
+            "rm -f -- ~/.gitconfig [fs.unlinkSync]",
+        ),
+        (
+            r#"ruby -e 'File.delete(File.join(ENV["HOME"], ".netrc"))'"#,
+            "rm -f -- ~/.netrc [File.delete]",
+        ),
+        (
+            r#"perl -e 'unlink "$ENV{HOME}/.bashrc"'"#,
+            "rm -f -- ~/.bashrc [unlink]",
+        ),
+    ] {
+        let a = analyze(line);
+        assert!(
+            commands(&a).contains(&want.to_string()),
+            "{line}: {:?}",
+            commands(&a)
+        );
+    }
+}
