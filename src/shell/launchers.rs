@@ -119,6 +119,9 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "trap" => trap(args, &mut launch),
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
+        "docker" | "docker-compose" | "podman" | "nerdctl" | "kubectl" | "oc" => {
+            super::tool_launchers::container_exec(program, args, &mut launch)
+        }
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
         "rsync" => super::tool_launchers::rsync(args, &mut launch),
         "mosh" => super::tool_launchers::mosh(args, &mut launch),
@@ -1977,6 +1980,71 @@ mod tests {
         ] {
             assert!(inspect("tmux", &args(a), None).nested.is_empty(), "{a}");
         }
+    }
+
+    #[test]
+    fn commands_run_in_containers_are_followed_only_after_exec_as_the_subcommand() {
+        let ran = |program: &str, line: &str| {
+            argvs(&inspect(program, &args(line), None))
+                .into_iter()
+                .map(|(via, words)| format!("{via}: {}", words.join(" ")))
+                .collect::<Vec<_>>()
+        };
+        for (program, line, expected) in [
+            (
+                "docker",
+                "exec app rm -rf /data",
+                "docker exec: rm -rf /data",
+            ),
+            (
+                "docker",
+                "exec -it -u root -e A=1 app rm -rf /d",
+                "docker exec: rm -rf /d",
+            ),
+            (
+                "docker",
+                "--context prod container exec -w /x app ls",
+                "docker exec: ls",
+            ),
+            (
+                "docker",
+                "compose -f c.yml exec --index 2 db rm -rf /d",
+                "docker exec: rm -rf /d",
+            ),
+            (
+                "podman",
+                "exec --user=root app rm -rf /d",
+                "podman exec: rm -rf /d",
+            ),
+            (
+                "kubectl",
+                "exec pod -- rm -rf /data",
+                "kubectl exec: rm -rf /data",
+            ),
+            (
+                "kubectl",
+                "-n prod exec -it pod -c app -- sh -c x",
+                "kubectl exec: sh -c x",
+            ),
+            (
+                "kubectl",
+                "exec pod -c app rm -rf /d",
+                "kubectl exec: rm -rf /d",
+            ),
+        ] {
+            assert_eq!(ran(program, line), [expected], "{program} {line}");
+        }
+        // `exec` as a word of another subcommand's command, or no command.
+        for (program, line) in [
+            ("docker", "run alpine exec rm -rf /x"),
+            ("docker", "exec -it app"),
+            ("kubectl", "logs exec -- rm -rf /"),
+            ("kubectl", "exec pod --"),
+        ] {
+            assert!(ran(program, line).is_empty(), "{program} {line}");
+        }
+        let launch = inspect("docker", &args("exec -it app rm -rf /d"), None);
+        assert_eq!(launch.foreign, [Range { start: 3, end: 6 }]);
     }
 
     #[test]

@@ -101,6 +101,145 @@ pub fn ssh(args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// `docker exec [options] CONTAINER COMMAND...` (and `docker container
+/// exec`, `docker compose exec SERVICE`, `docker-compose`, podman,
+/// nerdctl) and `kubectl exec POD [options] -- COMMAND...` (and `oc`): the
+/// command runs in a container of a live service, as ssh's runs on a
+/// server, so the rules about it apply (`docker exec db rm -rf /data`
+/// destroys the service's data). It runs without a shell, as words.
+pub fn container_exec(program: &str, args: &[Word], launch: &mut Launch) {
+    let kube = matches!(program, "kubectl" | "oc");
+    // The subcommand: the first literal `exec` before any `--`.
+    let Some(exec) = args
+        .iter()
+        .take_while(|w| !(w.literal && w.text == "--"))
+        .position(|w| w.literal && w.text == "exec")
+    else {
+        return;
+    };
+    if !subcommand_is_exec(&args[..exec], kube) {
+        return;
+    }
+    let rest = &args[exec + 1..];
+    let start = if let Some(dash) = rest.iter().position(|w| w.literal && w.text == "--") {
+        // kubectl's own form, and docker's `--` before the container.
+        if kube {
+            Some(dash + 1)
+        } else {
+            operand_after(&rest[dash + 1..], DOCKER_EXEC_VALUES).map(|i| dash + 1 + i)
+        }
+    } else {
+        let values = if kube {
+            KUBECTL_EXEC_VALUES
+        } else {
+            DOCKER_EXEC_VALUES
+        };
+        operand_after(rest, values)
+    };
+    if let Some(start) = start.filter(|&s| s < rest.len()) {
+        let words = rest[start..].to_vec();
+        argv(launch, words, &format!("{program} exec"), None);
+        launch.foreign.push(exec + 1 + start..args.len());
+    }
+}
+
+/// Whether the words before `exec` are the program's own options (and
+/// docker's `container` or `compose` group): `exec` is then the
+/// subcommand, not a word of some other subcommand's command.
+fn subcommand_is_exec(before: &[Word], kube: bool) -> bool {
+    let values: &[&str] = if kube {
+        KUBECTL_EXEC_VALUES
+    } else {
+        DOCKER_GLOBAL_VALUES
+    };
+    let mut i = 0;
+    while let Some(w) = before.get(i) {
+        let text = w.text.as_str();
+        if !w.literal {
+            return false;
+        }
+        if text.starts_with('-') {
+            i += if values.contains(&text) { 2 } else { 1 };
+        } else if !kube && matches!(text, "container" | "compose") {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Options of docker and compose before the subcommand that take a value.
+const DOCKER_GLOBAL_VALUES: &[&str] = &[
+    "-H",
+    "--host",
+    "-c",
+    "--context",
+    "--config",
+    "-l",
+    "--log-level",
+    "--tlscacert",
+    "--tlscert",
+    "--tlskey",
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--project-directory",
+    "--env-file",
+    "--profile",
+    "--ansi",
+    "--progress",
+];
+
+/// Options of `docker exec` (and `compose exec`) that take a value.
+const DOCKER_EXEC_VALUES: &[&str] = &[
+    "-e",
+    "--env",
+    "--env-file",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--detach-keys",
+    "--index",
+];
+
+/// Options of `kubectl exec` (and global ones written after it) that take
+/// a value.
+const KUBECTL_EXEC_VALUES: &[&str] = &[
+    "-c",
+    "--container",
+    "-n",
+    "--namespace",
+    "-f",
+    "--filename",
+    "--context",
+    "--kubeconfig",
+    "--cluster",
+    "--user",
+    "-s",
+    "--server",
+    "--token",
+    "--as",
+    "--pod-running-timeout",
+];
+
+/// Where the words after the first operand (the container or pod) start:
+/// options before it are skipped, `values` taking the next word unless
+/// attached (`--env=X`, `-uroot`).
+fn operand_after(words: &[Word], values: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let text = w.text.as_str();
+        if !(w.literal && text.starts_with('-') && text.len() > 1) {
+            return Some(i + 1);
+        }
+        i += if values.contains(&text) { 2 } else { 1 };
+    }
+    None
+}
+
 /// `scp`/`sftp`: `-o ProxyCommand=...`, and `-S program` (`-D program` for
 /// sftp) run locally in place of ssh.
 pub fn copy_over_ssh(program: &str, args: &[Word], launch: &mut Launch) {
