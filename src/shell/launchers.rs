@@ -119,6 +119,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "trap" => trap(args, &mut launch),
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
+        "sqlite3" => super::tool_launchers::sqlite(args, &mut launch),
         "docker" | "docker-compose" | "podman" | "nerdctl" | "kubectl" | "oc" => {
             super::tool_launchers::container_exec(program, args, &mut launch)
         }
@@ -2028,7 +2029,7 @@ mod tests {
             ),
             (
                 "kubectl",
-                "exec pod -c app rm -rf /d",
+                "exec pod -c app -- rm -rf /d",
                 "kubectl exec: rm -rf /d",
             ),
         ] {
@@ -2045,6 +2046,18 @@ mod tests {
         }
         let launch = inspect("docker", &args("exec -it app rm -rf /d"), None);
         assert_eq!(launch.foreign, [Range { start: 3, end: 6 }]);
+    }
+
+    #[test]
+    fn sqlite_shell_dot_commands_are_read_as_shell_code() {
+        let launch = inspect("sqlite3", &with_code("x.db", ".shell rm -rf ~"), None);
+        assert_eq!(scripts(&launch), [("sqlite3 .shell", "rm -rf ~")]);
+        let launch = inspect("sqlite3", &with_code("x.db -cmd", ".system  curl x"), None);
+        assert_eq!(scripts(&launch), [("sqlite3 .shell", "curl x")]);
+        for plain in [".tables", ".shellx y", "select '.shell rm -rf ~'", ".shell"] {
+            let launch = inspect("sqlite3", &with_code("x.db", plain), None);
+            assert!(scripts(&launch).is_empty(), "{plain}");
+        }
     }
 
     #[test]

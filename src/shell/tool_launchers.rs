@@ -101,6 +101,24 @@ pub fn ssh(args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// sqlite3's `.shell CMD` and `.system CMD` dot-commands, in any argument
+/// (also `-cmd`'s), run CMD through the shell (`sqlite3 x ".shell rm -rf
+/// ~"`); each line of an argument is read as the CLI reads it.
+pub fn sqlite(args: &[Word], launch: &mut Launch) {
+    for word in args {
+        for line in word.text.lines() {
+            let line = line.trim_start();
+            let code = [".shell", ".system"].iter().find_map(|dot| {
+                line.strip_prefix(dot)
+                    .filter(|rest| rest.starts_with([' ', '\t']))
+            });
+            if let Some(code) = code.map(str::trim).filter(|c| !c.is_empty()) {
+                script(launch, word, code, "sqlite3 .shell");
+            }
+        }
+    }
+}
+
 /// `docker exec [options] CONTAINER COMMAND...` (and `docker container
 /// exec`, `docker compose exec SERVICE`, `docker-compose`, podman,
 /// nerdctl) and `kubectl exec POD [options] -- COMMAND...` (and `oc`): the
