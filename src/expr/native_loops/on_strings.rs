@@ -147,9 +147,10 @@ pub fn written_loop(expr: &IdedExpr) -> Option<&IdedExpr> {
     }
 }
 
-/// The predicate of `filter` as the parser expands it:
-/// `P ? @result + [v] : @result`, an empty list to start, no stop.
-fn filter_predicate(c: &ComprehensionExpr) -> Option<&IdedExpr> {
+/// The loop step of a comprehension that builds a list as `filter` and
+/// `map` expand: one variable, `@result` starting empty and returned, no
+/// stop.
+pub(super) fn list_building_step(c: &ComprehensionExpr) -> Option<&cel::common::ast::CallExpr> {
     let empty_start = matches!(&c.accu_init.expr,
         Expr::List(l) if l.elements.is_empty() && l.optional_indices.is_empty());
     let never_stops = matches!(&c.loop_cond.expr,
@@ -162,9 +163,16 @@ fn filter_predicate(c: &ComprehensionExpr) -> Option<&IdedExpr> {
     {
         return None;
     }
-    let Expr::Call(step) = &c.loop_step.expr else {
-        return None;
-    };
+    match &c.loop_step.expr {
+        Expr::Call(step) => Some(step),
+        _ => None,
+    }
+}
+
+/// The predicate of `filter` as the parser expands it:
+/// `P ? @result + [v] : @result`, an empty list to start, no stop.
+fn filter_predicate(c: &ComprehensionExpr) -> Option<&IdedExpr> {
+    let step = list_building_step(c)?;
     let [predicate, append, otherwise] = step.args.as_slice() else {
         return None;
     };

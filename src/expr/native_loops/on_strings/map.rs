@@ -85,21 +85,7 @@ pub(super) fn rewrite(c: &ComprehensionExpr, id: u64) -> Option<Expr> {
 /// `F` of `map(v, F)` as the parser expands it: `@result + [F]`, an empty
 /// list to start, no stop.
 fn map_function(c: &ComprehensionExpr) -> Option<&IdedExpr> {
-    let empty_start = matches!(&c.accu_init.expr,
-        Expr::List(l) if l.elements.is_empty() && l.optional_indices.is_empty());
-    let never_stops = matches!(&c.loop_cond.expr,
-        Expr::Literal(LiteralValue::Boolean(b)) if *b.inner());
-    if c.iter_var2.is_some()
-        || c.accu_var != ACCU
-        || !is_accu(&c.result, ACCU)
-        || !empty_start
-        || !never_stops
-    {
-        return None;
-    }
-    let Expr::Call(add) = &c.loop_step.expr else {
-        return None;
-    };
+    let add = super::list_building_step(c)?;
     match (add.func_name.as_str(), &add.target, add.args.as_slice()) {
         (operators::ADD, None, [accu, list]) if is_accu(accu, ACCU) => match &list.expr {
             Expr::List(l) if l.optional_indices.is_empty() => match l.elements.as_slice() {
