@@ -153,39 +153,82 @@ fn cases() -> Vec<(String, Value, String)> {
     out
 }
 
+/// What a differential saw: how many cases it compared, how many stopped
+/// early, and where the two ways differed.
+#[derive(Default)]
+struct Differential {
+    compared: usize,
+    stopped_early: usize,
+    differ: Vec<String>,
+}
+
+impl Differential {
+    fn record<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        case: std::fmt::Arguments,
+        every_rule: &T,
+        stopped: &T,
+        stopped_early: bool,
+    ) {
+        self.compared += 1;
+        self.stopped_early += usize::from(stopped_early);
+        if every_rule != stopped {
+            self.differ.push(format!(
+                "{case}\n    every rule: {every_rule:?}\n    stopped:    {stopped:?}"
+            ));
+        }
+    }
+
+    /// Alike everywhere, on enough cases, and stopping often enough for
+    /// the comparison to mean something.
+    fn assert_alike(&self) {
+        assert!(
+            self.differ.is_empty(),
+            "{} of {} differ:\n{}",
+            self.differ.len(),
+            self.compared,
+            self.differ.join("\n")
+        );
+        assert!(self.compared > 1000, "only {} cases", self.compared);
+        assert!(
+            self.stopped_early > 100,
+            "stopped early on {} of {} cases",
+            self.stopped_early,
+            self.compared
+        );
+    }
+}
+
+/// Two rules that both match `rm -rf build`: the first is a final deny.
+const TWO_RM_RULES: &str = "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n";
+
+/// The rules the last record of a decision log says matched.
+fn last_logged_matched(log: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(log).unwrap();
+    let record: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    record["matched"].clone()
+}
+
 #[test]
 fn stopping_at_a_final_deny_replies_alike_on_every_shipped_case() {
     let dir = TempDir::new("final-deny");
     let policy = shipped_with_every_pack(&dir);
-    let mut differ = Vec::new();
-    let (mut compared, mut stopped_early, mut skipped_rules) = (0, 0, 0);
+    let mut seen = Differential::default();
+    let mut skipped_rules = 0;
     for (hook, payload, root) in cases() {
         let (full, stopped, full_traced, stopped_traced) = replies(&policy, &hook, &payload, &root);
-        compared += 1;
-        if stopped_traced < full_traced {
-            stopped_early += 1;
-            skipped_rules += full_traced - stopped_traced;
-        }
-        if full != stopped {
-            differ.push(format!(
-                "{hook} {payload}\n    every rule: {full:?}\n    stopped:    {stopped:?}"
-            ));
-        }
+        skipped_rules += full_traced - stopped_traced;
+        seen.record(
+            format_args!("{hook} {payload}"),
+            &full,
+            &stopped,
+            stopped_traced < full_traced,
+        );
     }
-    assert!(
-        differ.is_empty(),
-        "{} replies differ:\n{}",
-        differ.len(),
-        differ.join("\n")
-    );
-    assert!(compared > 1000, "only {compared} cases");
-    // The test means something only if the stop happened, often.
-    assert!(
-        stopped_early > 100,
-        "stopped early on {stopped_early} of {compared} cases"
-    );
+    seen.assert_alike();
     eprintln!(
-        "{compared} cases, {stopped_early} stopped early, {skipped_rules} rules left unevaluated"
+        "{} cases, {} stopped early, {skipped_rules} rules left unevaluated",
+        seen.compared, seen.stopped_early
     );
 }
 
@@ -202,10 +245,7 @@ const LINE: &str = "rm -rf build";
 #[test]
 fn a_named_deny_leaves_the_later_rules_unevaluated() {
     let dir = TempDir::new("final-deny-named");
-    let policy = policy_of(
-        &dir,
-        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
-    );
+    let policy = policy_of(&dir, TWO_RM_RULES);
     let payload = json!({"tool_name": "shell_exec", "command": LINE});
     let full = decide(&policy, "pre_shell_exec", &payload, ctx("/p"));
     assert_eq!(full.matched, ["first", "second"]);
@@ -265,10 +305,7 @@ fn a_policy_failing_open_evaluates_every_rule_after_a_deny() {
 fn the_plugin_replies_alike_and_a_decision_log_still_sees_every_rule() {
     use std::process::Output;
     let dir = TempDir::new("final-deny-plugin");
-    let policy = dir.write(
-        "policy.yaml",
-        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
-    );
+    let policy = dir.write("policy.yaml", TWO_RM_RULES);
     let home = common::ChibiHome::install(&[&policy]);
     let body = serde_json::to_vec(&json!({"tool_name": "shell_exec", "command": LINE})).unwrap();
     let call = |env: &[(&str, &str)]| -> Output {
@@ -287,15 +324,7 @@ fn the_plugin_replies_alike_and_a_decision_log_still_sees_every_rule() {
         json!({"denied": true, "reason": "removes files [hook-policy rule: first]"})
     );
     // Logged decisions evaluate every candidate: the log says who matched.
-    let record: Value = serde_json::from_str(
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(record["matched"], json!(["first", "second"]));
+    assert_eq!(last_logged_matched(&log), json!(["first", "second"]));
 }
 
 /// Claude Code's tool calls for the corpora: every shell line as `Bash`,
@@ -327,7 +356,7 @@ fn a_coding_agent_call_without_a_log_decides_alike_when_it_stops() {
         project_root: "/proj",
         home: Some("/home/user"),
     };
-    let (mut compared, mut denied, mut stopped_early, mut differ) = (0, 0, 0, Vec::new());
+    let (mut seen, mut denied) = (Differential::default(), 0);
     for (tool, args) in claude_code_calls() {
         let event = json!({"hook_event_name": "PreToolUse", "cwd": "/proj",
             "tool_name": tool, "tool_input": args});
@@ -352,39 +381,25 @@ fn a_coding_agent_call_without_a_log_decides_alike_when_it_stops() {
             )
         };
         let ((a, full_matched), (b, stopped_matched)) = (decide(&mut full), decide(&mut stopping));
-        compared += 1;
-        // Rules a stop left out are missing from what matched.
-        if stopped_matched < full_matched {
-            stopped_early += 1;
-        }
         if matches!(a.0, hook_policy::adapters::tool_call::Verdict::Deny(_)) {
             denied += 1;
         }
-        if a != b {
-            differ.push(format!(
-                "{tool} {args}\n    every rule: {a:?}\n    stopped:    {b:?}"
-            ));
-        }
+        // Rules a stop left out are missing from what matched.
+        seen.record(
+            format_args!("{tool} {args}"),
+            &a,
+            &b,
+            stopped_matched < full_matched,
+        );
     }
-    assert!(
-        differ.is_empty(),
-        "{} decisions differ:\n{}",
-        differ.len(),
-        differ.join("\n")
-    );
-    assert!(
-        compared > 1000 && denied > 300 && stopped_early > 100,
-        "{compared} calls, {denied} denied, {stopped_early} stopped early"
-    );
+    seen.assert_alike();
+    assert!(denied > 300, "{denied} of {} calls denied", seen.compared);
 }
 
 #[test]
 fn a_coding_agent_hook_replies_alike_and_its_decision_log_sees_every_rule() {
     let dir = TempDir::new("final-deny-claude");
-    let policy = dir.write(
-        "policy.yaml",
-        "version: 1\nrules:\n  - id: first\n    hook: pre_shell_exec\n    shell: { program: rm }\n    deny: removes files\n  - id: second\n    hook: pre_shell_exec\n    when: command.contains('rm')\n    deny: mentions rm\n",
-    );
+    let policy = dir.write("policy.yaml", TWO_RM_RULES);
     let cache = dir.path().join("cache");
     let event = serde_json::to_vec(&json!({"hook_event_name": "PreToolUse", "cwd": "/proj",
         "tool_name": "Bash", "tool_input": {"command": LINE}}))
@@ -410,13 +425,5 @@ fn a_coding_agent_hook_replies_alike_and_its_decision_log_sees_every_rule() {
         reply["hookSpecificOutput"]["permissionDecisionReason"],
         json!("removes files [hook-policy rule: first]")
     );
-    let record: Value = serde_json::from_str(
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(record["matched"], json!(["first", "second"]));
+    assert_eq!(last_logged_matched(&log), json!(["first", "second"]));
 }
