@@ -409,7 +409,7 @@ fn argv_line(words: &[Json]) -> String {
 /// `pre_fetch_url`'s payload as chibi would send it, with hook-policy's own
 /// classification standing in for chibi's (other harnesses send every URL).
 fn fetch_payload(tool: &str, url: &str) -> Json {
-    let info = crate::url_class::classify(url);
+    let info = crate::url_class::one_call::classify(url);
     let reason = match info.class.as_str() {
         "loopback" => Some("loopback address"),
         "private" => Some("private network address"),
@@ -790,7 +790,35 @@ pub fn offered(
 /// native event instead of before_tool; `context_name` is what
 /// `pre_api_tools` rules see as the context (chibi's named contexts have no
 /// equivalent elsewhere; see the adapters).
+#[allow(clippy::too_many_arguments)]
 pub fn decide_call(
+    source: &mut PolicySource,
+    harness: Harness,
+    tool: &str,
+    arguments: &Json,
+    native_payload: &Json,
+    approval: bool,
+    context_name: &str,
+    ctx: DecideContext<'_>,
+) -> CallDecision {
+    // A fetch's URL is classified for its payload and again by the rules'
+    // URL matchers: once is enough (url_class::one_call).
+    crate::url_class::one_call::one_call(|| {
+        decide_one_call(
+            source,
+            harness,
+            tool,
+            arguments,
+            native_payload,
+            approval,
+            context_name,
+            ctx,
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decide_one_call(
     source: &mut PolicySource,
     harness: Harness,
     tool: &str,
