@@ -734,15 +734,71 @@ pub struct Offered {
 pub fn offered(
     source: &mut PolicySource,
     tools: &[(String, &str)],
-    mut turn: Map<String, Json>,
+    turn: Map<String, Json>,
     ctx: DecideContext<'_>,
 ) -> Offered {
-    let tool = tools.first().map_or("", |(n, _)| n.as_str());
+    offered_for(source, tools, &tools_payload(tools, turn), ctx)
+}
+
+/// The `pre_api_tools` payload: the turn's facts and the tools.
+fn tools_payload(tools: &[(String, &str)], mut turn: Map<String, Json>) -> Json {
     let listed: Vec<Json> = tools
         .iter()
         .map(|(n, t)| json!({"name": n, "type": t}))
         .collect();
     turn.insert("tools".into(), Json::Array(listed));
+    Json::Object(turn)
+}
+
+thread_local! {
+    /// The last step-2 payloads built by [`decide_call`] on this thread,
+    /// with the context and tools they were built from.
+    static TOOL_PAYLOADS: std::cell::RefCell<Vec<(String, Vec<(String, &'static str)>, std::rc::Rc<Json>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many of those payloads are kept (a server sees a few tools in a
+/// few contexts).
+const TOOL_PAYLOADS_KEPT: usize = 16;
+/// The longest names (context and tools together) a kept payload has.
+const TOOL_PAYLOAD_KEPT_BYTES: usize = 256;
+
+/// [`tools_payload`] of a tool call's context and tools, built once per
+/// thread for each: its maps and strings (a dozen allocations and hashed
+/// inserts) were a tenth of a PicoClaw request. The payload is data only,
+/// the same whichever call built it.
+fn call_tools_payload(tools: &[(String, &'static str)], context_name: &str) -> std::rc::Rc<Json> {
+    TOOL_PAYLOADS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some((.., payload)) = kept
+            .iter()
+            .find(|(context, listed, _)| context == context_name && listed.as_slice() == tools)
+        {
+            return payload.clone();
+        }
+        let mut turn = Map::new();
+        turn.insert("context_name".into(), json!(context_name));
+        let payload = std::rc::Rc::new(tools_payload(tools, turn));
+        let size = context_name.len() + tools.iter().map(|(n, _)| n.len()).sum::<usize>();
+        if size > TOOL_PAYLOAD_KEPT_BYTES {
+            return payload; // names sent to us can be long: not kept
+        }
+        if kept.len() == TOOL_PAYLOADS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((context_name.to_string(), tools.to_vec(), payload.clone()));
+        payload
+    })
+}
+
+/// [`offered`] with its payload built.
+fn offered_for(
+    source: &mut PolicySource,
+    tools: &[(String, &str)],
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Offered {
+    let tool = tools.first().map_or("", |(n, _)| n.as_str());
     let mut out = Offered::default();
     let policy = match source.get("pre_api_tools") {
         Prepared::Ready(p) => p,
@@ -753,7 +809,7 @@ pub fn offered(
             return out;
         }
     };
-    match engine::run(policy, "pre_api_tools", &Json::Object(turn), ctx) {
+    match engine::run(policy, "pre_api_tools", payload, ctx) {
         engine::Outcome::Failed(message) => out.note = Some(format!("pre_api_tools: {message}")),
         engine::Outcome::Decided(d) => {
             // Rules that failed could only have hidden more (excludes
@@ -919,9 +975,12 @@ fn decide_one_call(
             tools.push((name, ty));
         }
     }
-    let mut turn = Map::new();
-    turn.insert("context_name".into(), json!(context_name));
-    let gate = offered(source, &tools, turn, ctx);
+    let gate = offered_for(
+        source,
+        &tools,
+        &call_tools_payload(&tools, context_name),
+        ctx,
+    );
     out.matched.extend(gate.matched);
     out.notes.extend(gate.note);
     if let Some((reason, rule)) = gate.refused {
