@@ -750,10 +750,12 @@ fn tools_payload(tools: &[(String, &str)], mut turn: Map<String, Json>) -> Json 
     Json::Object(turn)
 }
 
+/// A step-2 payload with the context and tools it was built from.
+type KeptToolsPayload = (String, Vec<(String, &'static str)>, std::rc::Rc<Json>);
+
 thread_local! {
-    /// The last step-2 payloads built by [`decide_call`] on this thread,
-    /// with the context and tools they were built from.
-    static TOOL_PAYLOADS: std::cell::RefCell<Vec<(String, Vec<(String, &'static str)>, std::rc::Rc<Json>)>> =
+    /// The last step-2 payloads built by [`decide_call`] on this thread.
+    static TOOL_PAYLOADS: std::cell::RefCell<Vec<KeptToolsPayload>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
