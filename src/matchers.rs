@@ -57,7 +57,7 @@ pub struct Subjects<'a> {
     pub project_root: &'a str,
     pub home: Option<&'a str>,
     shell: OnceCell<Option<std::rc::Rc<ShellAnalysis>>>,
-    url: OnceCell<Option<UrlInfo>>,
+    url: OnceCell<Option<std::rc::Rc<UrlInfo>>>,
     path: OnceCell<Option<paths::PathInfo>>,
 }
 
@@ -97,8 +97,8 @@ impl<'a> Subjects<'a> {
 
     pub fn url(&self) -> Option<&UrlInfo> {
         self.url
-            .get_or_init(|| self.text(Subject::Url).map(url_class::classify))
-            .as_ref()
+            .get_or_init(|| self.text(Subject::Url).map(url_class::one_call::classify))
+            .as_deref()
     }
 
     pub fn path(&self) -> Option<&paths::PathInfo> {

@@ -396,13 +396,34 @@ impl Decider {
     }
 }
 
-impl pool::Server<Request, Answer> for Decider {
-    fn decide(&self, req: &Request) -> Answer {
-        let outcome = self.decide_now(req);
-        self.answer(req, outcome)
+impl Decider {
+    /// A line's answer: what it is told at once (protocol business,
+    /// faults), or its decision. `expired` answers a request past its
+    /// deadline instead of deciding it; a line that is not a request to
+    /// decide gets the same answer either way.
+    fn answer_line(&self, incoming: &Incoming, expired: Option<Duration>) -> Answer {
+        let keep = log_path(&self.live).is_some();
+        match dispatch(&incoming.line, keep, &self.live) {
+            Dispatch::Now(reply) => Answer {
+                line: reply.map_or_else(Vec::new, |reply| {
+                    framing::fit(&reply, |why| {
+                        failure_answer(None, on_error_of(&self.live), why)
+                    })
+                }),
+                log: None,
+            },
+            Dispatch::Decide(mut req) => {
+                req.received = incoming.received;
+                let outcome = match expired {
+                    None => self.decide_now(&req),
+                    Some(deadline) => self.past_deadline(&req, deadline),
+                };
+                self.answer(&req, outcome)
+            }
+        }
     }
 
-    fn expired(&self, req: &Request, deadline: Duration) -> Answer {
+    fn past_deadline(&self, req: &Request, deadline: Duration) -> Outcome {
         let why = format!(
             "the decision took longer than {} ms (limit exceeded; {} sets it)",
             deadline.as_millis(),
@@ -411,20 +432,28 @@ impl pool::Server<Request, Answer> for Decider {
         eprintln!("hook-policy: picoclaw: {}: {why}", req.method.log_name());
         let on_error = on_error_of(&self.live);
         let answer = failure_answer(Some(req.method), on_error, &why);
-        self.answer(
-            req,
-            Outcome {
-                answer,
-                matched: Vec::new(),
-                rule: None,
-                error: Some(why),
-                logged: Vec::new(),
-            },
-        )
+        Outcome {
+            answer,
+            matched: Vec::new(),
+            rule: None,
+            error: Some(why),
+            logged: Vec::new(),
+        }
+    }
+}
+
+impl pool::Server<Incoming, Answer> for Decider {
+    fn decide(&self, incoming: &Incoming) -> Answer {
+        self.answer_line(incoming, None)
+    }
+
+    fn expired(&self, incoming: &Incoming, deadline: Duration) -> Answer {
+        self.answer_line(incoming, Some(deadline))
     }
 
     /// Logs, then replies: a decision PicoClaw heard of is in the log, and
-    /// log lines follow the order of the replies.
+    /// log lines follow the order of the replies. A line answered with
+    /// nothing (a notification) writes nothing.
     fn send(&self, answer: Answer) {
         if let (Some(l), Some(path)) = (answer.log, log_path(&self.live)) {
             let record = decision_log::Record {
@@ -446,7 +475,9 @@ impl pool::Server<Request, Answer> for Decider {
                 );
             }
         }
-        self.out.write(&answer.line);
+        if !answer.line.is_empty() {
+            self.out.write(&answer.line);
+        }
     }
 }
 
@@ -484,6 +515,18 @@ fn dispatch(line: &[u8], keep_line: bool, live: &LivePolicy) -> Dispatch {
         Some(req) => Dispatch::Decide(req),
         None => dispatch_tree(line, keep_line, live),
     }
+}
+
+/// A line as the reader hands it to the pool: read, not yet parsed. The
+/// worker that takes it parses it ([`dispatch`]), so every allocation of
+/// the request's tree is made and freed on one thread (the allocator's
+/// per-thread cache serves them; a tree built by the reader and dropped by
+/// a worker took its slow, locked path for each node), and the parsing of
+/// several lines proceeds side by side instead of one after another on the
+/// reader.
+pub struct Incoming {
+    line: Box<[u8]>,
+    received: Instant,
 }
 
 /// The common case, read cheaply: a whole, valid request object with a
@@ -822,13 +865,6 @@ pub fn serve(
     input: &mut dyn BufRead,
     output: Box<dyn Write + Send>,
 ) -> i32 {
-    let seen = fingerprint(paths);
-    let prepared = engine::prepare(paths, None);
-    if let Prepared::Broken { message, .. } = &prepared {
-        eprintln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
-    }
-    let live = Arc::new(LivePolicy::new(prepared));
-    watch(paths.to_vec(), live.clone(), seen);
     let deadline = Watchdog::deadline_from_env_or(DEFAULT_DEADLINE);
     if deadline >= PICOCLAW_INTERCEPTOR_TIMEOUT {
         eprintln!(
@@ -838,6 +874,25 @@ pub fn serve(
             PICOCLAW_INTERCEPTOR_TIMEOUT.as_millis()
         );
     }
+    serve_with_deadline(paths, context_name, workspace, input, output, deadline)
+}
+
+/// [`serve`] with each request's deadline given.
+fn serve_with_deadline(
+    paths: &[PathBuf],
+    context_name: Option<&str>,
+    workspace: Option<&Path>,
+    input: &mut dyn BufRead,
+    output: Box<dyn Write + Send>,
+    deadline: Duration,
+) -> i32 {
+    let seen = fingerprint(paths);
+    let prepared = engine::prepare(paths, None);
+    if let Prepared::Broken { message, .. } = &prepared {
+        eprintln!("hook-policy: picoclaw: the policy does not load; tool calls are denied until it does: {message}");
+    }
+    let live = Arc::new(LivePolicy::new(prepared));
+    watch(paths.to_vec(), live.clone(), seen);
     let sc = ServeContext {
         project_root: workspace::resolve(workspace).display().to_string(),
         home: crate::paths::home_dir(),
@@ -866,14 +921,12 @@ pub fn serve(
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                let keep = log_path(&live).is_some();
-                match dispatch(&line, keep, &live) {
-                    Dispatch::Now(reply) => reply,
-                    Dispatch::Decide(req) => {
-                        workers.submit(req);
-                        None
-                    }
-                }
+                // Parsed and answered by a worker (see [`Incoming`]).
+                workers.submit(Incoming {
+                    line: line.as_slice().into(),
+                    received: Instant::now(),
+                });
+                None
             }
         };
         if line.capacity() > 4 * framing::PICOCLAW_READ_LIMIT {
@@ -1024,6 +1077,143 @@ mod tests {
         // A key given twice: the tree takes the last, and so still decides.
         let twice = r#"{"id":1,"method":"hook.hello","method":"hook.before_tool"}"#;
         assert!(decided(dispatch_tree(twice.as_bytes(), false, &live)).is_some());
+    }
+
+    /// A sink the server writes its replies into, readable afterwards.
+    #[derive(Clone, Default)]
+    struct Collected(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Collected {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Lines of every kind, each of its own id where it has one: requests
+    /// to decide (denied, allowed, URLs a rule classifies, LLM requests),
+    /// protocol business, notifications and faults.
+    fn mixed_lines(round: u64) -> Vec<String> {
+        let id = |n: u64| round * 100 + n;
+        let call = |n: u64, method: &str, params: Json| {
+            json!({"jsonrpc": "2.0", "id": id(n), "method": method, "params": params}).to_string()
+        };
+        let exec = |c: &str| json!({"tool": "exec", "arguments": {"command": c}, "meta": {"AgentID": "main", "SessionKey": format!("s{round}")}});
+        let fetch =
+            |u: &str| json!({"tool": "web_fetch", "arguments": {"url": u, "maxChars": 20000}});
+        let read = |p: &str| json!({"tool": "read_file", "arguments": {"path": p}});
+        vec![
+            call(1, "hook.before_tool", exec("rm -rf /")),
+            call(2, "hook.before_tool", exec("ls -la")),
+            call(3, "hook.before_tool", exec("git push --force origin main")),
+            call(
+                4,
+                "hook.before_tool",
+                fetch("http://169.254.169.254/latest/meta-data/"),
+            ),
+            call(5, "hook.before_tool", fetch("https://docs.rs/serde/")),
+            call(6, "hook.before_tool", fetch("http://0x7f000001/")),
+            call(7, "hook.approve_tool", fetch("http://[::ffff:10.0.0.1]/")),
+            call(8, "hook.before_tool", read(".env")),
+            call(9, "hook.before_tool", read("src/main.rs")),
+            call(10, "hook.approve_tool", exec("sudo bash")),
+            call(
+                11,
+                "hook.before_llm",
+                json!({"model": "m", "options": {"temperature": 0.9}, "meta": {"AgentID": "coding"}}),
+            ),
+            call(12, "hook.before_tool", json!({"tool": "list_dir"})),
+            call(13, "hook.before_tool", json!({"tool": "", "arguments": {}})),
+            call(14, "hook.hello", json!({})),
+            call(15, "hook.after_tool", json!({})),
+            call(16, "hook.some_new_hook", json!({})),
+            call(17, "tools/list", json!({})),
+            json!({"jsonrpc": "2.0", "method": "hook.runtime_event", "params": {}}).to_string(),
+            json!({"jsonrpc": "2.0", "method": "hook.before_tool", "params": exec("rm -rf /")})
+                .to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":"hook.before_tool","params":{{"tool":"exec""#,
+                id(18)
+            ),
+            format!(
+                r#"{{"id":{},"method":"hook.hello","method":"hook.before_tool","params":{}}}"#,
+                id(19),
+                exec("rm -rf ~")
+            ),
+            format!(
+                r#"{{"id":"s-{}","method":"hook.before_tool","params":{}}}"#,
+                id(20),
+                fetch("file:///etc/shadow")
+            ),
+            "[1,2]".to_string(),
+            "not json".to_string(),
+        ]
+    }
+
+    #[test]
+    fn concurrent_lines_get_the_answers_each_line_gets_alone() {
+        let dir = std::env::temp_dir().join(format!("hook-policy-serve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policies = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("policies")];
+        let lines: Vec<String> = (1..=12).flat_map(mixed_lines).collect();
+        let mut input = lines.join("\n").into_bytes();
+        input.push(b'\n');
+
+        // Served: the pool's workers parse and decide side by side.
+        let sink = Collected::default();
+        let status = serve_with_deadline(
+            &policies,
+            None,
+            Some(&dir),
+            &mut std::io::Cursor::new(input),
+            Box::new(sink.clone()),
+            Duration::from_secs(600),
+        );
+        assert_eq!(status, 0);
+        let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        let mut served: Vec<Json> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+
+        // Alone: each line answered on this thread, one after another.
+        let live = LivePolicy::new(engine::prepare(&policies, None));
+        assert!(matches!(&*live.get(), Prepared::Ready(_)));
+        let sc = ServeContext {
+            project_root: workspace::resolve(Some(&dir)).display().to_string(),
+            home: crate::paths::home_dir(),
+            context_name: None,
+        };
+        let alone: Vec<Json> = lines
+            .iter()
+            .filter_map(|l| handle_line(&live, l.as_bytes(), &sc))
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // The same answers, each exactly once, in whatever order.
+        assert_eq!(served.len(), alone.len(), "{out}");
+        for want in &alone {
+            let at = served.iter().position(|got| got == want);
+            let at = at.unwrap_or_else(|| panic!("no served reply equals {want}\nserved:\n{out}"));
+            served.swap_remove(at);
+        }
+        // A real mix: denials, allowances, protocol answers and errors.
+        let text = alone.iter().map(Json::to_string).collect::<String>();
+        for needle in [
+            "deny_tool",
+            "\"continue\"",
+            "\"approved\":false",
+            "hook-policy\"",
+            "-32700",
+            "-32600",
+            "-32601",
+            "could not decide",
+        ] {
+            assert!(text.contains(needle), "no {needle} among the answers");
+        }
     }
 
     #[test]

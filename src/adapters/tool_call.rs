@@ -409,7 +409,7 @@ fn argv_line(words: &[Json]) -> String {
 /// `pre_fetch_url`'s payload as chibi would send it, with hook-policy's own
 /// classification standing in for chibi's (other harnesses send every URL).
 fn fetch_payload(tool: &str, url: &str) -> Json {
-    let info = crate::url_class::classify(url);
+    let info = crate::url_class::one_call::classify(url);
     let reason = match info.class.as_str() {
         "loopback" => Some("loopback address"),
         "private" => Some("private network address"),
@@ -734,15 +734,73 @@ pub struct Offered {
 pub fn offered(
     source: &mut PolicySource,
     tools: &[(String, &str)],
-    mut turn: Map<String, Json>,
+    turn: Map<String, Json>,
     ctx: DecideContext<'_>,
 ) -> Offered {
-    let tool = tools.first().map_or("", |(n, _)| n.as_str());
+    offered_for(source, tools, &tools_payload(tools, turn), ctx)
+}
+
+/// The `pre_api_tools` payload: the turn's facts and the tools.
+fn tools_payload(tools: &[(String, &str)], mut turn: Map<String, Json>) -> Json {
     let listed: Vec<Json> = tools
         .iter()
         .map(|(n, t)| json!({"name": n, "type": t}))
         .collect();
     turn.insert("tools".into(), Json::Array(listed));
+    Json::Object(turn)
+}
+
+/// A step-2 payload with the context and tools it was built from.
+type KeptToolsPayload = (String, Vec<(String, &'static str)>, std::rc::Rc<Json>);
+
+thread_local! {
+    /// The last step-2 payloads built by [`decide_call`] on this thread.
+    static TOOL_PAYLOADS: std::cell::RefCell<Vec<KeptToolsPayload>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many of those payloads are kept (a server sees a few tools in a
+/// few contexts).
+const TOOL_PAYLOADS_KEPT: usize = 16;
+/// The longest names (context and tools together) a kept payload has.
+const TOOL_PAYLOAD_KEPT_BYTES: usize = 256;
+
+/// [`tools_payload`] of a tool call's context and tools, built once per
+/// thread for each: its maps and strings (a dozen allocations and hashed
+/// inserts) were a tenth of a PicoClaw request. The payload is data only,
+/// the same whichever call built it.
+fn call_tools_payload(tools: &[(String, &'static str)], context_name: &str) -> std::rc::Rc<Json> {
+    TOOL_PAYLOADS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some((.., payload)) = kept
+            .iter()
+            .find(|(context, listed, _)| context == context_name && listed.as_slice() == tools)
+        {
+            return payload.clone();
+        }
+        let mut turn = Map::new();
+        turn.insert("context_name".into(), json!(context_name));
+        let payload = std::rc::Rc::new(tools_payload(tools, turn));
+        let size = context_name.len() + tools.iter().map(|(n, _)| n.len()).sum::<usize>();
+        if size > TOOL_PAYLOAD_KEPT_BYTES {
+            return payload; // names sent to us can be long: not kept
+        }
+        if kept.len() == TOOL_PAYLOADS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((context_name.to_string(), tools.to_vec(), payload.clone()));
+        payload
+    })
+}
+
+/// [`offered`] with its payload built.
+fn offered_for(
+    source: &mut PolicySource,
+    tools: &[(String, &str)],
+    payload: &Json,
+    ctx: DecideContext<'_>,
+) -> Offered {
+    let tool = tools.first().map_or("", |(n, _)| n.as_str());
     let mut out = Offered::default();
     let policy = match source.get("pre_api_tools") {
         Prepared::Ready(p) => p,
@@ -753,7 +811,7 @@ pub fn offered(
             return out;
         }
     };
-    match engine::run(policy, "pre_api_tools", &Json::Object(turn), ctx) {
+    match engine::run(policy, "pre_api_tools", payload, ctx) {
         engine::Outcome::Failed(message) => out.note = Some(format!("pre_api_tools: {message}")),
         engine::Outcome::Decided(d) => {
             // Rules that failed could only have hidden more (excludes
@@ -790,7 +848,35 @@ pub fn offered(
 /// native event instead of before_tool; `context_name` is what
 /// `pre_api_tools` rules see as the context (chibi's named contexts have no
 /// equivalent elsewhere; see the adapters).
+#[allow(clippy::too_many_arguments)]
 pub fn decide_call(
+    source: &mut PolicySource,
+    harness: Harness,
+    tool: &str,
+    arguments: &Json,
+    native_payload: &Json,
+    approval: bool,
+    context_name: &str,
+    ctx: DecideContext<'_>,
+) -> CallDecision {
+    // A fetch's URL is classified for its payload and again by the rules'
+    // URL matchers: once is enough (url_class::one_call).
+    crate::url_class::one_call::one_call(|| {
+        decide_one_call(
+            source,
+            harness,
+            tool,
+            arguments,
+            native_payload,
+            approval,
+            context_name,
+            ctx,
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decide_one_call(
     source: &mut PolicySource,
     harness: Harness,
     tool: &str,
@@ -891,9 +977,12 @@ pub fn decide_call(
             tools.push((name, ty));
         }
     }
-    let mut turn = Map::new();
-    turn.insert("context_name".into(), json!(context_name));
-    let gate = offered(source, &tools, turn, ctx);
+    let gate = offered_for(
+        source,
+        &tools,
+        &call_tools_payload(&tools, context_name),
+        ctx,
+    );
     out.matched.extend(gate.matched);
     out.notes.extend(gate.note);
     if let Some((reason, rule)) = gate.refused {

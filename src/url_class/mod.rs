@@ -26,6 +26,7 @@ mod embedded_ip;
 mod host_match;
 mod ip_ranges;
 mod ipv6_embedded;
+pub mod one_call;
 mod special_names;
 mod spelling;
 

@@ -207,9 +207,18 @@ fn spawn_worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(
 }
 
 fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Shared<R, A, S>>) {
+    // The task just answered, and whether this worker sent its answer: it
+    // is settled under the same lock that takes the next task (one lock per
+    // request fewer, where every worker and the reader take turns).
+    let mut finished: Option<(Arc<Task<R>>, bool)> = None;
     loop {
         let task = {
             let mut st = shared.lock();
+            if let Some((task, sent)) = finished.take() {
+                if !settle(shared, &mut st, &task, sent) {
+                    return;
+                }
+            }
             loop {
                 if let Some(t) = st.queue.pop_front() {
                     if t.answered.load(Ordering::SeqCst) {
@@ -234,27 +243,38 @@ fn worker<R: Send + Sync + 'static, A: 'static, S: Server<R, A>>(shared: &Arc<Sh
         if sent {
             shared.server.send(answer);
         }
-        let mut st = shared.lock();
-        if sent {
-            st.unsent -= 1;
-        }
-        let at = st.running.iter().position(|(t, ..)| Arc::ptr_eq(t, &task));
-        let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
-        if st.closing {
-            // `finish` waits for the last answer to be sent.
-            shared.drained.notify_all();
-        }
-        if written_off {
-            // A replacement took this worker's place; rejoin only if the
-            // pool is short (its replacement could not be started).
-            if st.active < shared.size {
-                st.active += 1;
-            } else {
-                st.threads -= 1;
-                return;
-            }
+        finished = Some((task, sent));
+    }
+}
+
+/// Books a task its worker is done with; false when that worker must end
+/// (it was written off and its replacement keeps the pool full).
+fn settle<R, A, S>(
+    shared: &Shared<R, A, S>,
+    st: &mut State<R>,
+    task: &Arc<Task<R>>,
+    sent: bool,
+) -> bool {
+    if sent {
+        st.unsent -= 1;
+    }
+    let at = st.running.iter().position(|(t, ..)| Arc::ptr_eq(t, task));
+    let written_off = at.is_some_and(|i| st.running.swap_remove(i).1);
+    if st.closing {
+        // `finish` waits for the last answer to be sent.
+        shared.drained.notify_all();
+    }
+    if written_off {
+        // A replacement took this worker's place; rejoin only if the
+        // pool is short (its replacement could not be started).
+        if st.active < shared.size {
+            st.active += 1;
+        } else {
+            st.threads -= 1;
+            return false;
         }
     }
+    true
 }
 
 /// Answers every request whose deadline has passed, and writes off (and
