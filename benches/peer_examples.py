@@ -15,11 +15,15 @@ a Claude Code PreToolUse hook, a fresh process per line, with the event on
 stdin, e.g.
   ours="target/release/policy hook claude-code --policy policies"
   dcg=/path/to/dcg   ccsn="/path/to/cc-safety-net hook --claude-code"
-HOME is a scratch directory per tool (PEER_HOME=DIR gives the parent; a dcg
-config that enables every pack goes in its HOME/.config/dcg). Results already
+HOME is a scratch directory per tool (PEER_HOME=DIR gives the parent, by
+default ~/.cache/peer-examples; a dcg config that enables every pack goes in
+its HOME/.config/dcg) and the project is PARENT/project. The parent must not
+be a temp directory: the guards judge paths against the project and home,
+and under /tmp `rm -rf ~/projects` or `cd .. && rm -rf build` would be
+temp files. Results already
 in the output are kept, so an interrupted run resumes. JOBS=N (default 2).
 """
-import json, os, re, subprocess, sys, tempfile, tomllib
+import json, os, re, subprocess, sys, tomllib
 from concurrent.futures import ThreadPoolExecutor
 
 
@@ -154,7 +158,9 @@ def verdict(argv, home, cwd, cmd):
 
 
 def run(examples, results, tools):
-    parent = os.environ.get("PEER_HOME") or tempfile.mkdtemp(prefix="peer-examples-")
+    parent = os.path.abspath(os.environ.get("PEER_HOME") or os.path.expanduser("~/.cache/peer-examples"))
+    if any(parent == t or parent.startswith(t + "/") for t in ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/var/folders", "/private/var/folders")):
+        sys.exit(f"PEER_HOME {parent} is a temp directory; paths under it would count as temp files")
     cwd = os.path.join(parent, "project")
     os.makedirs(cwd, exist_ok=True)
     done = set()

@@ -199,10 +199,10 @@ fn eval_reads_captured_fixtures_and_explains() {
     // (core's recursive delete, system files, the home's own configuration,
     // globs of the home's files, files under .git), and the rules on
     // written paths, since the line writes a file (`touch`): the
-    // hook-settings guard, system files, shell startup files and git's own
-    // files.
+    // hook-settings guard, system files, shell startup files, the SSH
+    // client's configuration and git's own files.
     assert!(
-        explanation.contains("145 rule(s) for this hook, 9 candidate(s) after indexing"),
+        explanation.contains("148 rule(s) for this hook, 10 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");

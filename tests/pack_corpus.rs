@@ -204,7 +204,7 @@ fn the_dangerous_corpus_draws_on_both_peers_and_covers_every_shell_pack() {
     );
 }
 
-/// Columns: expect (`secret` | `allow`), path.
+/// Columns: expect (`secret` | `client` | `allow`), path.
 #[test]
 fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
     let cases = read("secret_paths.tsv", 2);
@@ -220,9 +220,16 @@ fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
     let mut report = Report::new("secret_paths.tsv");
     for case in &cases {
         let (expect, path) = (case.field(0), case.field(1));
-        let secret = match expect {
-            "secret" => true,
-            "allow" => false,
+        // Which of the four checks (read, write, tool gate, `cat`) refuse,
+        // and the rule that refuses the write. The SSH client's own files
+        // may be read, not written; the tool gate cannot tell the two apart.
+        let (refused, write_rule) = match expect {
+            "secret" => ([true; 4], "file-secrets.credential-file"),
+            "client" => (
+                [false, true, true, false],
+                "file-secrets.ssh-client-file-write",
+            ),
+            "allow" => ([false; 4], "file-secrets.credential-file"),
             other => {
                 report.record(case, vec![format!("unknown label `{other}`")]);
                 continue;
@@ -238,7 +245,7 @@ fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
             (
                 "pre_file_write",
                 &write_policy,
-                "file-secrets.credential-file",
+                write_rule,
                 json!({"tool_name": "write_file", "path": path, "content": "x"}),
             ),
             (
@@ -255,7 +262,7 @@ fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
             ),
         ];
         let mut problems = Vec::new();
-        for (hook, policy, rule, payload) in &checks {
+        for ((hook, policy, rule, payload), secret) in checks.iter().zip(refused) {
             let decision = decide(policy, hook, payload, CTX);
             print(case.line, &format!("{hook}: {}", describe(&decision)), path);
             if !decision.errors.is_empty() {

@@ -46,6 +46,7 @@ const VERDICTS: &[(&str, Option<&str>)] = &[
         Some("filesystem.recursive-permissions-on-system"),
     ),
     ("rootsh", Some("core.root-shell")),
+    ("findall", Some("filesystem.find-exec-delete-everything")),
 ];
 
 const OPAQUE_KINDS: &[(&str, OpaqueKind)] = &[

@@ -816,6 +816,15 @@ fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) ->
     if text.starts_with('~') && home.is_none() {
         return unknown();
     }
+    if is_windows_user_temp(&text) {
+        return ResolvedTarget {
+            raw: target.text.clone(),
+            path: text,
+            class: TargetClass::Temp,
+            rest: String::new(),
+            contents: target.contents,
+        };
+    }
     if is_remote(&text) {
         return ResolvedTarget {
             raw: target.text.clone(),
@@ -900,6 +909,38 @@ fn expand_known_variables(target: &Target, root: &str, place: &Place) -> Option<
         }
     }
     None
+}
+
+/// Something inside a Windows user's temp folder, as Windows, Git Bash,
+/// Cygwin or WSL spell it (`C:\\Users\\me\\AppData\\Local\\Temp\\x`,
+/// `C:/Users/...`, `/c/Users/...`, `/cygdrive/c/...`, `/mnt/c/...`): the
+/// counterpart of `/tmp/x`, where builds and tests leave scratch files.
+/// Case is ignored, as on Windows. The folder itself does not count, nor a
+/// path that climbs out with `..` or a pattern in the folders above it.
+fn is_windows_user_temp(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase().replace('\\', "/");
+    let after_drive = |rest: &str, sep: &[u8]| -> Option<usize> {
+        let b = rest.as_bytes();
+        (b.len() > sep.len() && b[0].is_ascii_alphabetic() && b[1..=sep.len()] == *sep)
+            .then_some(sep.len() + 1)
+    };
+    let unix_drive = ["/mnt/", "/cygdrive/", "/"]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix))
+        .and_then(|rest| after_drive(rest, b"/").map(|at| &rest[at..]));
+    let Some(inside) = unix_drive.or_else(|| after_drive(&lower, b":/").map(|at| &lower[at..]))
+    else {
+        return false;
+    };
+    let parts: Vec<&str> = inside
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    parts.len() > 5
+        && parts[0] == "users"
+        && parts[2..5] == ["appdata", "local", "temp"]
+        && !parts.contains(&"..")
+        && !parts[..5].iter().any(|p| p.contains(['*', '?', '[', '{']))
 }
 
 /// `host:path` or `user@host:path` (rsync and scp destinations).
@@ -1007,6 +1048,12 @@ fn path_class(path: &str, root: &str, home: Option<&str>) -> TargetClass {
     }
     if TEMP_DIRS.iter().any(|t| within(path, t) && path != *t) {
         return TargetClass::Temp;
+    }
+    // The user's own files, also where the home lies in a system directory
+    // (root's `/root`, a service account's `/var/lib/jenkins`): `rm
+    // ~/notes.txt` there is what it is under `/home/u`.
+    if home.is_some_and(|home| home != "/" && within(path, home)) {
+        return TargetClass::Outside;
     }
     if is_system_path(path) {
         TargetClass::System
@@ -1159,6 +1206,64 @@ mod tests {
             ("~root/x", Unknown),
             ("$HOME/$X", Unknown),
             ("host:/backup", Outside),
+        ] {
+            assert_eq!(class(text), want, "{text}");
+        }
+    }
+
+    /// A home inside a system directory holds the user's files, not the
+    /// system's; the home itself and the system around it stay what they are.
+    #[test]
+    fn a_home_in_a_system_directory_holds_the_users_files() {
+        use TargetClass::*;
+        for (home, text, want) in [
+            ("/root", "~/notes.txt", Outside),
+            ("/root", "~/.cache/pip", Outside),
+            ("/root", "/root/project-b/x", Outside),
+            ("/root", "~", Home),
+            ("/root", "/root", Home),
+            ("/root", "/etc/hosts", System),
+            ("/var/lib/jenkins", "~/workspace/old", Outside),
+            ("/var/lib/jenkins", "/var/lib/dpkg", System),
+            ("/var/lib/jenkins", "/var/lib", Home),
+            ("/root", "/srv/app/build", InsideProject),
+        ] {
+            let analysis = crate::shell::analyze(&format!("rm -rf {text}"));
+            let target = &analysis.commands[0].targets[0];
+            assert_eq!(
+                resolve(target, "/srv/app", Some(home)).class,
+                want,
+                "{home}: {text}"
+            );
+        }
+    }
+
+    /// A Windows user's temp folder is what `/tmp` is on Unix, in every
+    /// spelling a shell on Windows sees; the folder itself, a climb out of
+    /// it and its neighbours are not.
+    #[test]
+    fn windows_user_temp_folders_are_temp() {
+        use TargetClass::*;
+        for (text, want) in [
+            ("/c/Users/u/AppData/Local/Temp/some/subdir/file", Temp),
+            ("/C/users/U/appdata/local/temp/x", Temp),
+            ("'C:\\Users\\u\\AppData\\Local\\Temp\\x'", Temp),
+            ("'C:\\Users\\u\\AppData\\Local\\TEMP\\build'", Temp),
+            ("C:/Users/u/AppData/Local/Temp/scratch", Temp),
+            ("/mnt/c/Users/u/AppData/Local/Temp/x", Temp),
+            ("/cygdrive/c/Users/u/AppData/Local/Temp/x", Temp),
+            ("C:/Users/u/AppData/Local/Temp/*", Temp),
+            ("C:/Users/u/AppData/Local/Temp", Outside),
+            ("/c/Users/u/AppData/Local/Temp/", Outside),
+            ("/c/Users/u/AppData/Local/Temp/..", Outside),
+            ("/c/Users/u/AppData/Local/Temp/x/../../../Roaming", Outside),
+            ("/c/Users/*/AppData/Local/Temp/x", Outside),
+            ("/c/Users/u/AppData/Local/Tempest/x", Outside),
+            ("/c/Users/u/AppData/Roaming/x", Outside),
+            ("/c/Users/u/Documents/Temp/x", Outside),
+            ("C:/Windows/Temp/x", Outside),
+            ("/cc/Users/u/AppData/Local/Temp/x", Outside),
+            ("/home/u/Users/u/AppData/Local/Temp/x", Outside),
         ] {
             assert_eq!(class(text), want, "{text}");
         }
