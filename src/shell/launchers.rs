@@ -409,7 +409,11 @@ fn first_operand(args: &[Word], short_value: &str, long_value: &[&str]) -> usize
 }
 
 /// GNU xargs' long options, all of them (BSD xargs has none).
-const XARGS_LONG: LongOptions = LongOptions {
+/// xargs' short options that take a value (BSD xargs also has `-J
+/// replstr`, `-R max` and `-S size`).
+pub(super) const XARGS_SHORT_VALUES: &str = "adEIJLnPRSs";
+
+pub(super) const XARGS_LONG: LongOptions = LongOptions {
     value: &[
         "arg-file",
         "delimiter",
@@ -438,8 +442,7 @@ const XARGS_LONG: LongOptions = LongOptions {
 };
 
 fn xargs(args: &[Word], launch: &mut Launch) {
-    // BSD xargs also has `-J replstr`, `-R max` and `-S size`.
-    for start in operand_starts("xargs", args, "adEIJLnPRSs", &XARGS_LONG, launch) {
+    for start in operand_starts("xargs", args, XARGS_SHORT_VALUES, &XARGS_LONG, launch) {
         if start < args.len() {
             let replace = xargs_replace_string(&args[..start]);
             // Without a replace string the input is appended to the command.
