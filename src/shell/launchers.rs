@@ -136,6 +136,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "rimraf" => super::tool_launchers::rimraf(program, args, &mut launch),
         "shx" => super::tool_launchers::shx(args, &mut launch),
         "cmake" => super::tool_launchers::cmake(args, &mut launch),
+        "sops" => super::tool_launchers::sops(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
@@ -2067,5 +2068,41 @@ mod tests {
     fn launched_arguments_are_marked_foreign() {
         let launch = inspect("xargs", &args("-0 rm -rf"), None);
         assert_eq!(launch.foreign, [Range { start: 1, end: 3 }]);
+    }
+
+    #[test]
+    fn sops_runs_its_command_through_the_shell() {
+        let run = |line: &str| -> Vec<(String, Vec<String>, Vec<String>)> {
+            crate::shell::analyze(line)
+                .commands
+                .into_iter()
+                .skip(1)
+                .map(|c| (c.program, c.args, c.via))
+                .collect()
+        };
+        for (line, via) in [
+            ("sops exec-env secrets.yaml 'rm -rf ~'", "sops exec-env"),
+            (
+                "sops exec-env --pristine s.yaml 'rm -rf ~'",
+                "sops exec-env",
+            ),
+            (
+                "sops exec-file --user me s.yaml 'rm -rf ~'",
+                "sops exec-file",
+            ),
+            (
+                "sops --config c.yaml exec-env s.yaml -- 'rm -rf ~'",
+                "sops exec-env",
+            ),
+        ] {
+            let found = run(line);
+            assert_eq!(found.len(), 1, "{line}: {found:?}");
+            assert_eq!(found[0].0, "rm", "{line}");
+            assert_eq!(found[0].1, ["-rf", "~"], "{line}");
+            assert_eq!(found[0].2, [via], "{line}");
+        }
+        // Other subcommands run nothing.
+        assert!(run("sops -d secrets.yaml").is_empty());
+        assert!(run("sops edit secrets.yaml").is_empty());
     }
 }

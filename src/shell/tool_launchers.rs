@@ -631,6 +631,52 @@ fn push_rest_as_script(launch: &mut Launch, args: &[Word], i: usize, via: &str) 
     launch.foreign.push(i..args.len());
 }
 
+/// `sops exec-env FILE COMMAND` and `sops exec-file FILE COMMAND` run
+/// COMMAND (one word) through `/bin/sh -c`, with the decrypted secrets in
+/// its environment or in a file whose path replaces `{}`: a credential
+/// launcher like `aws-vault exec`, whose command the rules must see.
+/// `--user` (both), `--filename`, `--input-type` and `--output-type`
+/// (exec-file) take a value.
+pub fn sops(args: &[Word], launch: &mut Launch) {
+    const VALUED: &[&str] = &[
+        "--user",
+        "--filename",
+        "--input-type",
+        "--output-type",
+        "--config",
+        "--log-level",
+    ];
+    let Some(at) = args
+        .iter()
+        .position(|w| w.literal && matches!(w.text.as_str(), "exec-env" | "exec-file"))
+    else {
+        return;
+    };
+    let via = format!("sops {}", args[at].text);
+    let mut operands = Vec::new();
+    let mut i = at + 1;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        if text == "--" {
+            operands.extend(i..args.len());
+            break;
+        }
+        if text.starts_with('-') && text.len() > 1 {
+            if VALUED.contains(&text) {
+                i += 1;
+            }
+            continue;
+        }
+        operands.push(i - 1);
+    }
+    if let Some(&command) = operands.get(1) {
+        let word = &args[command];
+        script(launch, word, &word.text, &via);
+        launch.foreign.push(command..command + 1);
+    }
+}
+
 /// Launchers whose option hands them shell code to run: `doppler run
 /// --command CODE`, `infisical run --command CODE`, `mise exec -c CODE`,
 /// `nix-shell --run CODE` (and its `--command`). Their plain command form
