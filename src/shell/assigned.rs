@@ -155,6 +155,12 @@ impl Assigned {
 
     /// `command` with the known values in place of their expansions.
     pub fn apply(&self, mut command: FoundCommand) -> FoundCommand {
+        // `cat $(echo .env)`: a substitution that only prints a literal.
+        for word in command.words.iter_mut().chain(&mut command.writes) {
+            if !word.literal && (word.text.contains("echo") || word.text.contains("printf")) {
+                word.text = printed_literals(&word.text);
+            }
+        }
         if self.values.is_empty() && self.inherited.is_empty() {
             return command;
         }
@@ -223,6 +229,72 @@ impl Assigned {
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.as_str())
         })
+    }
+}
+
+/// `text` with each `$(echo WORD...)`, `` `echo WORD...` `` and
+/// `$(printf WORD)` whose words are plain literals (letters, digits and
+/// `. _ - / ~ + , : @ %`, optionally in simple quotes) replaced by what it
+/// prints, without the newline (which the substitution drops).
+fn printed_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let open = ["$(", "`"]
+            .iter()
+            .filter_map(|o| rest.find(o).map(|at| (at, *o)))
+            .min();
+        let Some((at, opener)) = open else {
+            break;
+        };
+        let closer = if opener == "`" { '`' } else { ')' };
+        let inner_start = at + opener.len();
+        let printed = rest[inner_start..].find(closer).and_then(|len| {
+            let inner = &rest[inner_start..inner_start + len];
+            Some((printed_by(inner)?, inner_start + len + 1))
+        });
+        match printed {
+            Some((value, end)) => {
+                out.push_str(&rest[..at]);
+                out.push_str(&value);
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(&rest[..inner_start]);
+                rest = &rest[inner_start..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What `echo WORD...` or `printf WORD` prints, when every word is a
+/// plain literal.
+fn printed_by(command: &str) -> Option<String> {
+    let mut words = command.split_whitespace();
+    let program = words.next()?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._-/~+,:@".contains(c);
+    let unquote = |w: &str| -> Option<String> {
+        let bare = ['\'', '"']
+            .iter()
+            .find_map(|q| w.strip_prefix(*q).and_then(|x| x.strip_suffix(*q)))
+            .unwrap_or(w);
+        (!bare.is_empty() && bare.chars().all(plain)).then(|| bare.to_string())
+    };
+    let args: Vec<String> = words.map(unquote).collect::<Option<_>>()?;
+    match program {
+        // `echo -n x` prints x; other options (`-e`) are read as words here.
+        "echo" => {
+            let args: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| *a == "-n")
+                .collect();
+            (!args.is_empty()).then(|| args.join(" "))
+        }
+        "printf" if args.len() == 1 && !args[0].starts_with('-') => Some(args[0].clone()),
+        _ => None,
     }
 }
 
@@ -422,6 +494,28 @@ mod tests {
                 Some(expected),
                 "{line}"
             );
+        }
+    }
+
+    #[test]
+    fn a_substitution_that_only_prints_a_literal_is_that_literal() {
+        for line in [
+            "cat $(echo .env)",
+            "cat `echo .env`",
+            "cat \"$(echo '.env')\"",
+            "cat $(echo -n .env)",
+            "cat $(printf .env)",
+            "cat $(echo .e)nv",
+        ] {
+            assert_eq!(args_of(line, "cat"), [".env"], "{line}");
+        }
+        for (line, kept) in [
+            ("cat $(echo $F)", "$(echo $F)"),
+            ("cat $(printf %s .env)", "$(printf %s .env)"),
+            ("cat $(echo a; rm x)", "$(echo a; rm x)"),
+            ("cat $(echo)", "$(echo)"),
+        ] {
+            assert_eq!(args_of(line, "cat"), [kept], "{line}");
         }
     }
 
