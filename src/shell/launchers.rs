@@ -137,6 +137,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "shx" => super::tool_launchers::shx(args, &mut launch),
         "cmake" => super::tool_launchers::cmake(args, &mut launch),
         "sops" => super::tool_launchers::sops(args, &mut launch),
+        "mysql" | "mariadb" | "psql" => {
+            super::tool_launchers::sql_client(program, args, &mut launch)
+        }
+        "osascript" => super::tool_launchers::osascript(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
@@ -2104,5 +2108,48 @@ mod tests {
         // Other subcommands run nothing.
         assert!(run("sops -d secrets.yaml").is_empty());
         assert!(run("sops edit secrets.yaml").is_empty());
+    }
+
+    #[test]
+    fn tools_that_run_shell_code_from_their_options_are_followed() {
+        let runs_rm = |line: &str| {
+            crate::shell::analyze(line)
+                .commands
+                .iter()
+                .any(|c| c.program == "rm" && c.args == ["-rf", "~"] && !c.via.is_empty())
+        };
+        for line in [
+            "mysql -e 'system rm -rf ~'",
+            "mysql -u root --execute='select 1; \\! rm -rf ~'",
+            "mariadb -e\"\\! rm -rf ~\"",
+            "psql -c '\\! rm -rf ~'",
+            "tar --to-command='rm -rf ~' -xf a.tar",
+            "tar -xf a.tar --to-command 'rm -rf ~'",
+            "tar -cf x.tar . --checkpoint=1 --checkpoint-action=exec='rm -rf ~'",
+            "tar -I 'rm -rf ~' -cf x.tar .",
+            "zip x.zip a -T -TT 'rm -rf ~'",
+            "osascript -e 'do shell script \"rm -rf ~\"'",
+        ] {
+            assert!(runs_rm(line), "{line}");
+        }
+        for line in [
+            "mysql -e 'select \"system rm -rf ~\"'",
+            "psql -c 'select 1' -e",
+            "tar --checkpoint=1 --checkpoint-action=echo='rm -rf ~' -xf a.tar",
+            "osascript -e 'display dialog \"rm -rf ~\"'",
+        ] {
+            assert!(!runs_rm(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn find_writes_the_files_its_fprint_actions_name() {
+        let a = crate::shell::analyze("find . -name '*.rs' -fprint out.txt -fls ~/.bashrc");
+        let writes: Vec<&str> = a.commands[0]
+            .writes
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(writes, ["out.txt", "~/.bashrc"]);
     }
 }

@@ -213,6 +213,18 @@ pub fn written_operands(program: &str, args: &[Word]) -> Vec<Target> {
         "curl" | "wget" => download_outputs(args),
         "tar" | "bsdtar" | "gtar" | "unzip" | "7z" | "7za" => extract_destination(program, args),
         "git" => git_paths(args),
+        // `-fprint FILE`, `-fprint0`, `-fprintf FILE FORMAT`, `-fls FILE`
+        // create or truncate FILE.
+        "find" => args
+            .windows(2)
+            .filter(|pair| {
+                matches!(
+                    pair[0].text.as_str(),
+                    "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                )
+            })
+            .map(|pair| Target::of(&pair[1]))
+            .collect(),
         _ => Vec::new(),
     }
 }
