@@ -36,13 +36,36 @@ use super::walk::{FoundCommand, Input};
 use super::words::{self, Word};
 use tree_sitter::Node;
 
-/// Text that makes every variable of the line uncertain: builtins and
-/// syntax that assign a name computed at run time or run code the line
-/// does not show (`read`, `readarray`, `readonly` share a prefix).
-const UNCERTAIN: &[&str] = &[
-    "eval", "source", "alias", "trap", "read", "mapfile", "printf", "getopts", "declare",
-    "typeset", "local", "let", "unset", "((", "[[", "${!", "IFS", "enable", "builtin",
+/// Words that make every variable of the line uncertain: builtins that
+/// assign a name computed at run time or run code the line does not show.
+/// Compared as whole words once quotes and backslashes are removed
+/// (`r''ead` and `\\read` run `read`): as mere text, `echo ready` or a
+/// comment saying "thread" turned every value off, which a line could do
+/// on purpose to hide `U=...; curl $U`.
+const UNCERTAIN_WORDS: &[&str] = &[
+    "eval",
+    "source",
+    "alias",
+    "trap",
+    "read",
+    "readarray",
+    "readonly",
+    "mapfile",
+    "printf",
+    "getopts",
+    "declare",
+    "typeset",
+    "local",
+    "let",
+    "unset",
+    "IFS",
+    "enable",
+    "builtin",
 ];
+
+/// Syntax that does the same wherever it stands: arithmetic, tests,
+/// indirection, and `$'...'` strings, which can spell any word above.
+const UNCERTAIN_TEXT: &[&str] = &["((", "[[", "${!", "$'"];
 
 /// The certain values known so far in one script's walk.
 #[derive(Debug, Default)]
@@ -392,15 +415,24 @@ fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
 }
 
 /// True when the line holds something that may set a variable the text
-/// does not name (see [`UNCERTAIN`]), an array subscript (arithmetic,
-/// which assigns too: `a[x]` evaluates x's value) or a `.` command.
+/// does not name (see [`UNCERTAIN_WORDS`] and [`UNCERTAIN_TEXT`]), an
+/// array subscript (arithmetic, which assigns too: `a[x]` evaluates x's
+/// value) or a `.` command.
 fn line_is_uncertain(src: &str) -> bool {
     let bytes = src.as_bytes();
-    UNCERTAIN.iter().any(|t| src.contains(t))
+    let unquoted: String = src
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    UNCERTAIN_TEXT.iter().any(|t| src.contains(t))
+        || unquoted
+            .split(|c: char| !is_name(c))
+            .any(|w| UNCERTAIN_WORDS.contains(&w))
         || bytes
             .windows(2)
             .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'[')
-        || src
+        || unquoted
             .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '`'))
             .any(|w| w == ".")
         || export_is_computed(src)
@@ -449,6 +481,11 @@ mod tests {
         assert_eq!(args_of("F=.env; echo $(cat $F) | wc", "cat"), [".env"]);
         // `$$` is the process id, then the letter.
         assert_eq!(args_of("U=x; echo $$U", "echo"), ["$$U"]);
+        // Words that merely contain a builtin's name change nothing.
+        assert_eq!(
+            args_of(&format!("U={url}; curl $U; echo ready # already"), "curl"),
+            [url]
+        );
     }
 
     #[test]
@@ -488,6 +525,11 @@ mod tests {
             ("U=x; echo ${U:-y}; curl $U", "curl", "$U"),
             // Quoted, `$U` is text.
             ("U=x; curl '$U'", "curl", "$U"),
+            // The builtins that set computed names, however spelt.
+            ("U=x; r''ead n; curl $U", "curl", "$U"),
+            ("U=x; \\read n; curl $U", "curl", "$U"),
+            ("U=x; $'\\x72ead' n; curl $U", "curl", "$U"),
+            ("U=x; \".\" ./env.sh; curl $U", "curl", "$U"),
         ] {
             assert_eq!(
                 args_of(line, program).last().map(String::as_str),
