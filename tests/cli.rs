@@ -202,7 +202,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // hook-settings guard, system files, shell startup files and git's own
     // files.
     assert!(
-        explanation.contains("145 rule(s) for this hook, 9 candidate(s) after indexing"),
+        explanation.contains("149 rule(s) for this hook, 9 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");
