@@ -7,6 +7,7 @@
 //! appended to the key of the command that launched it) so the final list is
 //! in source order with nested commands right after their launcher.
 
+use super::assigned::certain_text;
 use super::config_commands;
 use super::cwd::Places;
 use super::launchers::{self, Nested};
@@ -38,6 +39,10 @@ struct Context {
     /// Run by `find -execdir`/`-okdir`: in the directory of each file found,
     /// so only `{}` (the file) is known.
     execdir: bool,
+    /// Variables this code starts with a certain value in its environment
+    /// (later entries win): exported earlier on the line or assigned in
+    /// front of the command that runs it (see `assigned`).
+    environment: Vec<(String, String)>,
 }
 
 enum Job {
@@ -77,6 +82,8 @@ struct Candidate {
     reads: Vec<String>,
     /// Where it runs, relative to its script's start.
     places: Places,
+    /// What its script exported before it (see `walk::FoundCommand`).
+    exported: Vec<(String, String)>,
     launched: Launched,
     context: Context,
 }
@@ -135,6 +142,7 @@ impl Analyzer {
                     writes: Vec::new(),
                     reads: Vec::new(),
                     places: Places::start(),
+                    exported: Vec::new(),
                     launched,
                     context,
                 }),
@@ -254,6 +262,7 @@ impl Analyzer {
                 writes: command.writes,
                 reads: command.reads,
                 places: command.places,
+                exported: command.exported,
                 launched: Launched::default(),
                 context: Context {
                     via,
@@ -261,6 +270,7 @@ impl Analyzer {
                     dynamic: context.dynamic,
                     places: context.places.clone(),
                     execdir: false,
+                    environment: context.environment.clone(),
                 },
             });
         }
@@ -294,7 +304,12 @@ impl Analyzer {
                 }
             };
             // One more than the room left, so hitting the limit is noticed.
-            let mut walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+            let mut walked = walk::commands(
+                &parsed.tree,
+                source,
+                self.room_left() + 1,
+                &context.environment,
+            );
             for _ in 0..MAX_NEWLINE_REPAIRS {
                 if walked.misread_newlines.is_empty() {
                     break;
@@ -315,7 +330,12 @@ impl Analyzer {
                     }
                     Err(_) => return over_budget(self, context),
                 };
-                walked = walk::commands(&parsed.tree, source, self.room_left() + 1);
+                walked = walk::commands(
+                    &parsed.tree,
+                    source,
+                    self.room_left() + 1,
+                    &context.environment,
+                );
             }
             // Text the tree left out may be a command: never from the
             // shortcut (read the line as written), a parse error otherwise.
@@ -360,6 +380,7 @@ impl Analyzer {
             writes,
             reads: other_reads,
             places,
+            exported,
             launched,
             context,
         } = candidate;
@@ -390,6 +411,7 @@ impl Analyzer {
                 writes: writes.clone(),
                 reads: other_reads.clone(),
                 places: places.clone(),
+                exported: exported.clone(),
                 launched: Launched {
                     reading_from: *reading_from,
                     ..launched.clone()
@@ -464,6 +486,16 @@ impl Analyzer {
                 &context.via,
             );
         }
+        // What a shell it starts finds in its environment: what the line
+        // exported, then what is assigned in front of the command.
+        let mut environment = context.environment.clone();
+        environment.extend(exported);
+        environment.extend(
+            assignments
+                .iter()
+                .chain(&stripped.assignments)
+                .filter_map(|(name, value)| Some((name.clone(), certain_text(value)?.to_string()))),
+        );
         let mut launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
         // `GIT_SSH_COMMAND='...' git fetch`: code the command runs from its environment.
         config_commands::from_assignments(
@@ -500,6 +532,10 @@ impl Analyzer {
             Places::unknown()
         } else {
             places.clone()
+        };
+        let context = Context {
+            environment,
+            ..context
         };
         for (index, nested) in launch.nested.into_iter().enumerate() {
             self.queue_nested(nested, &context, &nested_places, index);
@@ -582,6 +618,7 @@ impl Analyzer {
             dynamic: parent.dynamic || !literal,
             places: places.clone(),
             execdir: label == "find -execdir" || label == "find -okdir",
+            environment: parent.environment.clone(),
         };
         let job = match nested {
             Nested::Script {

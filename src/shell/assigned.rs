@@ -19,6 +19,14 @@
 //!   computed (`read`, `printf -v`, `declare`, `eval`, `source`,
 //!   arithmetic, array subscripts, `IFS`, ...).
 //!
+//! A shell the line starts inherits the exported ones:
+//! `export U=http://169.254.169.254/; bash -c 'curl $U'`, also exported
+//! by a later `export U` or by `set -a`, and the assignments written in
+//! front of the command that starts it (`F=.env bash -c 'cat $F'`,
+//! `env U=... sh -c '...'`, taken by the analyser). In that shell's code
+//! the value is seen under the same conditions, with no assignment of its
+//! own: nothing in the code may set the name.
+//!
 //! Otherwise the word stays as written, as before. A word given a value
 //! keeps `literal: false`, so whatever treats an unknown word with care
 //! (a delete target, a program name) still does: the value only adds what
@@ -28,21 +36,85 @@ use super::walk::{FoundCommand, Input};
 use super::words::{self, Word};
 use tree_sitter::Node;
 
-/// Text that makes every variable of the line uncertain: builtins and
-/// syntax that assign a name computed at run time or run code the line
-/// does not show (`read`, `readarray`, `readonly` share a prefix).
-const UNCERTAIN: &[&str] = &[
-    "eval", "source", "alias", "trap", "read", "mapfile", "printf", "getopts", "declare",
-    "typeset", "local", "let", "unset", "((", "[[", "${!", "IFS", "enable", "builtin",
+/// Words that make every variable of the line uncertain: builtins that
+/// assign a name computed at run time or run code the line does not show.
+/// Compared as whole words once quotes and backslashes are removed
+/// (`r''ead` and `\\read` run `read`): as mere text, `echo ready` or a
+/// comment saying "thread" turned every value off, which a line could do
+/// on purpose to hide `U=...; curl $U`.
+const UNCERTAIN_WORDS: &[&str] = &[
+    "eval",
+    "source",
+    "alias",
+    "trap",
+    "read",
+    "readarray",
+    "readonly",
+    "mapfile",
+    "printf",
+    "getopts",
+    "declare",
+    "typeset",
+    "local",
+    "let",
+    "unset",
+    "IFS",
+    "enable",
+    "builtin",
 ];
+
+/// Syntax that does the same wherever it stands: arithmetic, tests,
+/// indirection, and `$'...'` strings, which can spell any word above.
+const UNCERTAIN_TEXT: &[&str] = &["((", "[[", "${!", "$'"];
 
 /// The certain values known so far in one script's walk.
 #[derive(Debug, Default)]
 pub struct Assigned {
-    values: Vec<(String, String)>,
+    /// Set by the script itself, in the order it sets them.
+    values: Vec<Value>,
+    /// From the environment the script was started with.
+    inherited: Vec<(String, String)>,
+    /// `set -a` (`set -o allexport`) somewhere on the line: every
+    /// assignment may be exported.
+    exports_all: bool,
+}
+
+#[derive(Debug)]
+struct Value {
+    name: String,
+    text: String,
+    exported: bool,
 }
 
 impl Assigned {
+    /// The values a script whose code is `src` starts with: those of
+    /// `environment` (later entries win) that nothing in `src` may change.
+    pub fn inheriting(environment: &[(String, String)], src: &str) -> Assigned {
+        let mut assigned = Assigned {
+            exports_all: src.contains("set -a") || src.contains("allexport"),
+            ..Assigned::default()
+        };
+        if environment.is_empty() || !src.contains('$') || line_is_uncertain(src) {
+            return assigned;
+        }
+        for (at, (name, value)) in environment.iter().enumerate() {
+            let overridden = environment[at + 1..].iter().any(|(n, _)| n == name);
+            if !overridden && only_assigned_once(name, usize::MAX, src) {
+                assigned.inherited.push((name.clone(), value.clone()));
+            }
+        }
+        assigned
+    }
+
+    /// The values a process started now would find in its environment.
+    pub fn exported(&self) -> Vec<(String, String)> {
+        self.values
+            .iter()
+            .filter(|v| v.exported || self.exports_all)
+            .map(|v| (v.name.clone(), v.text.clone()))
+            .collect()
+    }
+
     /// Learn the values `statement` sets, if it is an assignment statement
     /// standing at the top of the script.
     pub fn note(&mut self, statement: Node<'_>, src: &str) {
@@ -71,27 +143,51 @@ impl Assigned {
             "declaration_command" => {
                 let keyword = statement.child(0).map(|k| words::node_text(k, src));
                 let children: Vec<Node<'_>> = statement.named_children(&mut cursor).collect();
-                if keyword != Some("export")
-                    || children.iter().any(|c| c.kind() != "variable_assignment")
-                {
+                if keyword != Some("export") {
+                    return;
+                }
+                // `U=x; export U`: the value known already goes to children.
+                if children.iter().all(|c| c.kind() == "variable_name") {
+                    for child in children {
+                        let name = words::node_text(child, src);
+                        self.values
+                            .iter_mut()
+                            .filter(|v| v.name == name)
+                            .for_each(|v| v.exported = true);
+                    }
+                    return;
+                }
+                if children.iter().any(|c| c.kind() != "variable_assignment") {
                     return;
                 }
                 children
             }
             _ => return,
         };
+        let exported = statement.kind() == "declaration_command";
         for assignment in assignments {
-            if let Some((name, value)) = certain_value(assignment, src) {
-                self.values.push((name, value));
+            if let Some((name, text)) = certain_value(assignment, src) {
+                self.values.push(Value {
+                    name,
+                    text,
+                    exported,
+                });
             }
         }
     }
 
     /// `command` with the known values in place of their expansions.
     pub fn apply(&self, mut command: FoundCommand) -> FoundCommand {
-        if self.values.is_empty() {
+        // `cat $(echo .env)`: a substitution that only prints a literal.
+        for word in command.words.iter_mut().chain(&mut command.writes) {
+            if !word.literal && (word.text.contains("echo") || word.text.contains("printf")) {
+                word.text = printed_literals(&word.text);
+            }
+        }
+        if self.values.is_empty() && self.inherited.is_empty() {
             return command;
         }
+        command.exported = self.exported();
         for word in command.words.iter_mut().chain(&mut command.writes) {
             self.fill_word(word);
         }
@@ -149,10 +245,79 @@ impl Assigned {
     }
 
     fn value(&self, name: &str) -> Option<&str> {
-        self.values
+        let own = self.values.iter().find(|v| v.name == name);
+        own.map(|v| v.text.as_str()).or_else(|| {
+            self.inherited
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        })
+    }
+}
+
+/// `text` with each `$(echo WORD...)`, `` `echo WORD...` `` and
+/// `$(printf WORD)` whose words are plain literals (letters, digits and
+/// `. _ - / ~ + , : @ %`, optionally in simple quotes) replaced by what it
+/// prints, without the newline (which the substitution drops).
+fn printed_literals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let open = ["$(", "`"]
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+            .filter_map(|o| rest.find(o).map(|at| (at, *o)))
+            .min();
+        let Some((at, opener)) = open else {
+            break;
+        };
+        let closer = if opener == "`" { '`' } else { ')' };
+        let inner_start = at + opener.len();
+        let printed = rest[inner_start..].find(closer).and_then(|len| {
+            let inner = &rest[inner_start..inner_start + len];
+            Some((printed_by(inner)?, inner_start + len + 1))
+        });
+        match printed {
+            Some((value, end)) => {
+                out.push_str(&rest[..at]);
+                out.push_str(&value);
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(&rest[..inner_start]);
+                rest = &rest[inner_start..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What `echo WORD...` or `printf WORD` prints, when every word is a
+/// plain literal.
+fn printed_by(command: &str) -> Option<String> {
+    let mut words = command.split_whitespace();
+    let program = words.next()?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._-/~+,:@".contains(c);
+    let unquote = |w: &str| -> Option<String> {
+        let bare = ['\'', '"']
+            .iter()
+            .find_map(|q| w.strip_prefix(*q).and_then(|x| x.strip_suffix(*q)))
+            .unwrap_or(w);
+        (!bare.is_empty() && bare.chars().all(plain)).then(|| bare.to_string())
+    };
+    let args: Vec<String> = words.map(unquote).collect::<Option<_>>()?;
+    match program {
+        // `echo -n x` prints x; other options (`-e`) are read as words here.
+        "echo" => {
+            let args: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| *a == "-n")
+                .collect();
+            (!args.is_empty()).then(|| args.join(" "))
+        }
+        "printf" if args.len() == 1 && !args[0].starts_with('-') => Some(args[0].clone()),
+        _ => None,
     }
 }
 
@@ -203,14 +368,19 @@ fn certain_value(assignment: Node<'_>, src: &str) -> Option<(String, String)> {
         return None;
     }
     let value = words::from_node(assignment.child_by_field_name("value")?, src);
+    let text = certain_text(&value)?;
+    (only_assigned_once(name, name_node.start_byte(), src) && !line_is_uncertain(src))
+        .then(|| (name.to_string(), text.to_string()))
+}
+
+/// The text of an assigned value that stays one word wherever it is
+/// expanded unquoted: literal, not empty, no blank, no glob character, no
+/// `~` after the start (which bash expands in an assignment only).
+pub fn certain_text(value: &Word) -> Option<&str> {
     let text = value.static_text()?;
     let splits = |c: char| c.is_whitespace() || matches!(c, '*' | '?' | '[' | '$' | '`');
     let tilde_inside = text.chars().skip(1).any(|c| c == '~');
-    if text.is_empty() || text.contains(splits) || tilde_inside {
-        return None;
-    }
-    (only_assigned_once(name, name_node.start_byte(), src) && !line_is_uncertain(src))
-        .then(|| (name.to_string(), text.to_string()))
+    (!text.is_empty() && !text.contains(splits) && !tilde_inside).then_some(text)
 }
 
 /// True when `name` appears in `src` only as the assignment at `at` and
@@ -229,10 +399,15 @@ fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
             continue;
         }
         let before = &src[..start];
-        let plain_use =
-            before.ends_with('$') && !before.ends_with("$$") && !before.ends_with("\\$");
+        // `\$NAME` is text here, but the code of a shell the line starts
+        // (`bash -c "curl \$U"`) expands it: a use, never an assignment.
+        let plain_use = before.ends_with('$') && !before.ends_with("$$");
         let braced_use = before.ends_with("${") && src[end..].starts_with('}');
-        if !(plain_use || braced_use) {
+        // `export NAME` passes the value on without changing it.
+        let exported = before.ends_with("export ")
+            && src[end..].starts_with(|c: char| matches!(c, ' ' | ';' | '\n' | '&' | '|'))
+            || before.ends_with("export ") && end == src.len();
+        if !(plain_use || braced_use || exported) {
             return false;
         }
     }
@@ -240,15 +415,24 @@ fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
 }
 
 /// True when the line holds something that may set a variable the text
-/// does not name (see [`UNCERTAIN`]), an array subscript (arithmetic,
-/// which assigns too: `a[x]` evaluates x's value) or a `.` command.
+/// does not name (see [`UNCERTAIN_WORDS`] and [`UNCERTAIN_TEXT`]), an
+/// array subscript (arithmetic, which assigns too: `a[x]` evaluates x's
+/// value) or a `.` command.
 fn line_is_uncertain(src: &str) -> bool {
     let bytes = src.as_bytes();
-    UNCERTAIN.iter().any(|t| src.contains(t))
+    let unquoted: String = src
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    UNCERTAIN_TEXT.iter().any(|t| src.contains(t))
+        || unquoted
+            .split(|c: char| !is_name(c))
+            .any(|w| UNCERTAIN_WORDS.contains(&w))
         || bytes
             .windows(2)
             .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'[')
-        || src
+        || unquoted
             .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '`'))
             .any(|w| w == ".")
         || export_is_computed(src)
@@ -297,6 +481,11 @@ mod tests {
         assert_eq!(args_of("F=.env; echo $(cat $F) | wc", "cat"), [".env"]);
         // `$$` is the process id, then the letter.
         assert_eq!(args_of("U=x; echo $$U", "echo"), ["$$U"]);
+        // Words that merely contain a builtin's name change nothing.
+        assert_eq!(
+            args_of(&format!("U={url}; curl $U; echo ready # already"), "curl"),
+            [url]
+        );
     }
 
     #[test]
@@ -336,10 +525,87 @@ mod tests {
             ("U=x; echo ${U:-y}; curl $U", "curl", "$U"),
             // Quoted, `$U` is text.
             ("U=x; curl '$U'", "curl", "$U"),
+            // The builtins that set computed names, however spelt.
+            ("U=x; r''ead n; curl $U", "curl", "$U"),
+            ("U=x; \\read n; curl $U", "curl", "$U"),
+            ("U=x; $'\\x72ead' n; curl $U", "curl", "$U"),
+            ("U=x; \".\" ./env.sh; curl $U", "curl", "$U"),
         ] {
             assert_eq!(
                 args_of(line, program).last().map(String::as_str),
                 Some(expected),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_substitution_that_only_prints_a_literal_is_that_literal() {
+        for line in [
+            "cat $(echo .env)",
+            "cat `echo .env`",
+            "cat \"$(echo '.env')\"",
+            "cat $(echo -n .env)",
+            "cat $(printf .env)",
+            "cat $(echo .e)nv",
+        ] {
+            assert_eq!(args_of(line, "cat"), [".env"], "{line}");
+        }
+        for (line, kept) in [
+            ("cat $(echo $F)", "$(echo $F)"),
+            ("cat $(printf %s .env)", "$(printf %s .env)"),
+            ("cat $(echo a; rm x)", "$(echo a; rm x)"),
+            ("cat $(echo)", "$(echo)"),
+        ] {
+            assert_eq!(args_of(line, "cat"), [kept], "{line}");
+        }
+    }
+
+    #[test]
+    fn a_shell_the_line_starts_sees_what_it_was_given() {
+        let url = "http://169.254.169.254/latest/meta-data";
+        for line in [
+            format!("export U={url}; bash -c 'curl $U'"),
+            format!("export U={url}\nsh -c 'curl \"${{U}}\"'"),
+            format!("U={url}; export U; bash -c 'curl $U'"),
+            format!("set -a; U={url}; bash -c 'curl $U'"),
+            format!("U={url} bash -c 'curl $U'"),
+            format!("env U={url} sh -c 'curl \"$U\"'"),
+            format!("sudo U={url} bash -c 'curl $U'"),
+            // Passed on through every level, and through xargs.
+            format!("export U={url}; bash -c \"sh -c 'curl \\$U'\""),
+            format!("U={url} xargs -I{{}} sh -c 'curl $U/{{}}' < ids"),
+        ] {
+            assert_eq!(
+                args_of(&line, "curl")
+                    .last()
+                    .map(String::as_str)
+                    .map(|a| a.starts_with(url)),
+                Some(true),
+                "{line}"
+            );
+        }
+        assert_eq!(args_of("F=.env bash -c 'cat $F'", "cat"), [".env"]);
+    }
+
+    #[test]
+    fn a_shell_that_may_change_what_it_was_given_keeps_the_word() {
+        for line in [
+            // Not exported: the child sees its own environment's U.
+            "U=x; bash -c 'curl $U'",
+            // Set again, or possibly, in the child.
+            "export U=x; bash -c 'true && U=y; curl $U'",
+            "export U=x; bash -c 'read U; curl $U'",
+            "U=x bash -c 'for U in a; do curl $U; done'",
+            // Not one certain word.
+            "U='a b' bash -c 'curl $U'",
+            "U=$V bash -c 'curl $U'",
+            // The assignment is for another command.
+            "U=x true; bash -c 'curl $U'",
+        ] {
+            assert_eq!(
+                args_of(line, "curl").last().map(String::as_str),
+                Some("$U"),
                 "{line}"
             );
         }

@@ -136,6 +136,11 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "rimraf" => super::tool_launchers::rimraf(program, args, &mut launch),
         "shx" => super::tool_launchers::shx(args, &mut launch),
         "cmake" => super::tool_launchers::cmake(args, &mut launch),
+        "sops" => super::tool_launchers::sops(args, &mut launch),
+        "mysql" | "mariadb" | "psql" => {
+            super::tool_launchers::sql_client(program, args, &mut launch)
+        }
+        "osascript" => super::tool_launchers::osascript(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
@@ -409,7 +414,11 @@ fn first_operand(args: &[Word], short_value: &str, long_value: &[&str]) -> usize
 }
 
 /// GNU xargs' long options, all of them (BSD xargs has none).
-const XARGS_LONG: LongOptions = LongOptions {
+/// xargs' short options that take a value (BSD xargs also has `-J
+/// replstr`, `-R max` and `-S size`).
+pub(super) const XARGS_SHORT_VALUES: &str = "adEIJLnPRSs";
+
+pub(super) const XARGS_LONG: LongOptions = LongOptions {
     value: &[
         "arg-file",
         "delimiter",
@@ -438,8 +447,7 @@ const XARGS_LONG: LongOptions = LongOptions {
 };
 
 fn xargs(args: &[Word], launch: &mut Launch) {
-    // BSD xargs also has `-J replstr`, `-R max` and `-S size`.
-    for start in operand_starts("xargs", args, "adEIJLnPRSs", &XARGS_LONG, launch) {
+    for start in operand_starts("xargs", args, XARGS_SHORT_VALUES, &XARGS_LONG, launch) {
         if start < args.len() {
             let replace = xargs_replace_string(&args[..start]);
             // Without a replace string the input is appended to the command.
@@ -2064,5 +2072,84 @@ mod tests {
     fn launched_arguments_are_marked_foreign() {
         let launch = inspect("xargs", &args("-0 rm -rf"), None);
         assert_eq!(launch.foreign, [Range { start: 1, end: 3 }]);
+    }
+
+    #[test]
+    fn sops_runs_its_command_through_the_shell() {
+        let run = |line: &str| -> Vec<(String, Vec<String>, Vec<String>)> {
+            crate::shell::analyze(line)
+                .commands
+                .into_iter()
+                .skip(1)
+                .map(|c| (c.program, c.args, c.via))
+                .collect()
+        };
+        for (line, via) in [
+            ("sops exec-env secrets.yaml 'rm -rf ~'", "sops exec-env"),
+            (
+                "sops exec-env --pristine s.yaml 'rm -rf ~'",
+                "sops exec-env",
+            ),
+            (
+                "sops exec-file --user me s.yaml 'rm -rf ~'",
+                "sops exec-file",
+            ),
+            (
+                "sops --config c.yaml exec-env s.yaml -- 'rm -rf ~'",
+                "sops exec-env",
+            ),
+        ] {
+            let found = run(line);
+            assert_eq!(found.len(), 1, "{line}: {found:?}");
+            assert_eq!(found[0].0, "rm", "{line}");
+            assert_eq!(found[0].1, ["-rf", "~"], "{line}");
+            assert_eq!(found[0].2, [via], "{line}");
+        }
+        // Other subcommands run nothing.
+        assert!(run("sops -d secrets.yaml").is_empty());
+        assert!(run("sops edit secrets.yaml").is_empty());
+    }
+
+    #[test]
+    fn tools_that_run_shell_code_from_their_options_are_followed() {
+        let runs_rm = |line: &str| {
+            crate::shell::analyze(line)
+                .commands
+                .iter()
+                .any(|c| c.program == "rm" && c.args == ["-rf", "~"] && !c.via.is_empty())
+        };
+        for line in [
+            "mysql -e 'system rm -rf ~'",
+            "mysql -u root --execute='select 1; \\! rm -rf ~'",
+            "mariadb -e\"\\! rm -rf ~\"",
+            "psql -c '\\! rm -rf ~'",
+            "tar --to-command='rm -rf ~' -xf a.tar",
+            "tar -xf a.tar --to-command 'rm -rf ~'",
+            "tar -cf x.tar . --checkpoint=1 --checkpoint-action=exec='rm -rf ~'",
+            "tar -I 'rm -rf ~' -cf x.tar .",
+            "zip x.zip a -T -TT 'rm -rf ~'",
+            "osascript -e 'do shell script \"rm -rf ~\"'",
+        ] {
+            assert!(runs_rm(line), "{line}");
+        }
+        for line in [
+            "mysql -e 'select \"system rm -rf ~\"'",
+            "psql -c 'select 1' -e",
+            "tar --checkpoint=1 --checkpoint-action=echo='rm -rf ~' -xf a.tar",
+            "osascript -e 'display dialog \"rm -rf ~\"'",
+        ] {
+            assert!(!runs_rm(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn find_writes_the_files_its_fprint_actions_name() {
+        let a = crate::shell::analyze("find . -name '*.rs' -fprint out.txt -fls ~/.bashrc");
+        let writes: Vec<&str> = a.commands[0]
+            .writes
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(writes, ["out.txt", "~/.bashrc"]);
     }
 }

@@ -236,6 +236,7 @@ impl Reader<'_> {
             writes: Vec::new(),
             reads: Vec::new(),
             places: Places::start(),
+            exported: Vec::new(),
         };
         // False until the program word has been read.
         let mut named = false;

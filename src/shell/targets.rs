@@ -17,6 +17,8 @@
 //! interpreter code are reported as one of these (see `src/shell/inline/`).
 
 use super::cwd::{Place, Places};
+use super::launchers::{XARGS_LONG, XARGS_SHORT_VALUES};
+use super::long_options::Takes;
 use super::words::Word;
 use crate::paths;
 use serde::Serialize;
@@ -211,6 +213,18 @@ pub fn written_operands(program: &str, args: &[Word]) -> Vec<Target> {
         "curl" | "wget" => download_outputs(args),
         "tar" | "bsdtar" | "gtar" | "unzip" | "7z" | "7za" => extract_destination(program, args),
         "git" => git_paths(args),
+        // `-fprint FILE`, `-fprint0`, `-fprintf FILE FORMAT`, `-fls FILE`
+        // create or truncate FILE.
+        "find" => args
+            .windows(2)
+            .filter(|pair| {
+                matches!(
+                    pair[0].text.as_str(),
+                    "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                )
+            })
+            .map(|pair| Target::of(&pair[1]))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -450,10 +464,13 @@ fn option_values(args: &[Word], short: &str, long: &[&str]) -> Vec<Target> {
 /// -i`/`--input-file` (URLs) and `--config`, `ssh`/`scp`/`sftp -F` (a
 /// configuration), sqlite3's `-init` file, `.read`/`.import` dot-commands
 /// and `readfile('...')`. Each quotes a line it cannot use in its error
-/// message, so a credential file handed to one is printed.
+/// message, so a credential file handed to one is printed. `xargs -a`
+/// (`--arg-file`) hands the file's words to its command as arguments:
+/// `xargs -a .env echo` prints them.
 pub fn read_operands(program: &str, args: &[Word]) -> Vec<Target> {
     let mut found = match program {
         "curl" => option_values(args, "K", &["config"]),
+        "xargs" => xargs_arg_files(args),
         "wget" => option_values(args, "i", &["input-file", "config"]),
         "ssh" | "scp" | "sftp" | "autossh" => option_values(args, "F", &[]),
         "sqlite3" => sqlite_reads(args),
@@ -462,6 +479,67 @@ pub fn read_operands(program: &str, args: &[Word]) -> Vec<Target> {
     // `-` is standard input, which a redirection names where it matters.
     found.retain(|t| !t.text.is_empty() && t.text != "-");
     found
+}
+
+/// The files `xargs -a FILE` / `-aFILE` / `--arg-file[=]FILE` (or any
+/// prefix of it, `--arg=FILE`, as getopt_long reads it) names, among
+/// xargs' own options: the command it runs has options of its own
+/// (`xargs grep -a x`), which are not xargs'.
+fn xargs_arg_files(args: &[Word]) -> Vec<Target> {
+    let mut out = Vec::new();
+    let is_arg_file = |name: &str| !name.is_empty() && "arg-file".starts_with(name);
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        if text == "--" || !text.starts_with('-') || text == "-" {
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, value)) if is_arg_file(name) => out.push(Target {
+                    text: value.to_string(),
+                    ..Target::of(word)
+                }),
+                Some(_) => {}
+                None if is_arg_file(long) => {
+                    out.extend(args.get(i).map(Target::of));
+                    i += 1;
+                }
+                None => {
+                    if XARGS_LONG.takes(long) == Takes::Value {
+                        i += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        let cluster = &text[1..];
+        for (at, letter) in cluster.char_indices() {
+            // `-e[EOF]`, `-i[R]`, `-l[N]` take the rest of the word, if any.
+            if matches!(letter, 'e' | 'i' | 'l') {
+                break;
+            }
+            if !XARGS_SHORT_VALUES.contains(letter) {
+                continue;
+            }
+            let rest = &cluster[at + letter.len_utf8()..];
+            let value = if rest.is_empty() {
+                i += 1;
+                args.get(i - 1).map(Target::of)
+            } else {
+                Some(Target {
+                    text: rest.to_string(),
+                    ..Target::of(word)
+                })
+            };
+            if letter == 'a' {
+                out.extend(value);
+            }
+            break;
+        }
+    }
+    out
 }
 
 /// The files sqlite3 is told to read: `-init FILE`, and in any argument
@@ -1266,6 +1344,36 @@ mod tests {
             ("/home/u/Users/u/AppData/Local/Temp/x", Outside),
         ] {
             assert_eq!(class(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_file_xargs_takes_its_arguments_from_is_read() {
+        let reads = |line: &str| -> Vec<String> {
+            let a = crate::shell::analyze(line);
+            a.commands[0].reads.iter().map(|t| t.text.clone()).collect()
+        };
+        for line in [
+            "xargs -a .env echo",
+            "xargs -a.env echo",
+            "xargs -0a .env echo",
+            "xargs -n1 -a .env echo",
+            "xargs --arg-file=.env cat",
+            "xargs --arg-file .env cat",
+            "xargs --arg=.env cat",
+            "xargs --max-procs 4 --a .env cat",
+        ] {
+            assert_eq!(reads(line), [".env"], "{line}");
+        }
+        // The command's own options, and values of xargs' others, are not.
+        for line in [
+            "xargs grep -a x",
+            "xargs -I a cat a",
+            "xargs -E a echo",
+            "xargs -ia cat a",
+            "xargs -- cat -a .env",
+        ] {
+            assert!(reads(line).is_empty(), "{line}");
         }
     }
 

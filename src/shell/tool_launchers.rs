@@ -119,6 +119,73 @@ pub fn sqlite(args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// The mysql and psql clients run a shell command from a line of the SQL
+/// they are given with `-e`/`--execute` (mysql) or `-c`/`--command`
+/// (psql) that starts with `\\!` (both) or `system` (mysql).
+pub fn sql_client(program: &str, args: &[Word], launch: &mut Launch) {
+    let mysql = program != "psql";
+    let options: &[&str] = if mysql {
+        &["-e", "--execute"]
+    } else {
+        &["-c", "--command"]
+    };
+    let via = format!("{program} \\!");
+    for (i, word) in args.iter().enumerate() {
+        let value = if options.contains(&word.text.as_str()) {
+            args.get(i + 1)
+        } else if word.text.starts_with("--") || (mysql && word.text.starts_with("-e")) {
+            // `--execute=SQL`, mysql's attached `-eSQL`: read below as text.
+            Some(word)
+        } else {
+            None
+        };
+        let Some(value) = value else { continue };
+        let text = value.text.as_str();
+        let text = options
+            .iter()
+            .find_map(|o| text.strip_prefix(o).map(|t| t.trim_start_matches('=')))
+            .unwrap_or(text);
+        for statement in text.split(['\n', ';']) {
+            let statement = statement.trim_start();
+            let code = statement.strip_prefix("\\!").or_else(|| {
+                mysql
+                    .then(|| {
+                        statement
+                            .strip_prefix("system")
+                            .filter(|r| r.starts_with([' ', '\t']))
+                    })
+                    .flatten()
+            });
+            if let Some(code) = code.map(str::trim).filter(|c| !c.is_empty()) {
+                script(launch, value, code, &via);
+            }
+        }
+    }
+}
+
+/// `osascript -e 'do shell script "CODE"'` runs CODE with `/bin/sh -c`.
+pub fn osascript(args: &[Word], launch: &mut Launch) {
+    for word in args {
+        let mut rest = word.text.as_str();
+        while let Some(at) = rest.find("do shell script") {
+            rest = rest[at + "do shell script".len()..].trim_start();
+            let Some(string) = rest.strip_prefix('"') else {
+                continue;
+            };
+            let mut code = String::new();
+            let mut chars = string.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => code.extend(chars.next()),
+                    c => code.push(c),
+                }
+            }
+            script(launch, word, &code, "osascript do shell script");
+        }
+    }
+}
+
 /// `docker exec [options] CONTAINER COMMAND...` (and `docker container
 /// exec`, `docker compose exec SERVICE`, `docker-compose`, podman,
 /// nerdctl) and `kubectl exec POD [options] -- COMMAND...` (and `oc`): the
@@ -631,15 +698,81 @@ fn push_rest_as_script(launch: &mut Launch, args: &[Word], i: usize, via: &str) 
     launch.foreign.push(i..args.len());
 }
 
+/// `sops exec-env FILE COMMAND` and `sops exec-file FILE COMMAND` run
+/// COMMAND (one word) through `/bin/sh -c`, with the decrypted secrets in
+/// its environment or in a file whose path replaces `{}`: a credential
+/// launcher like `aws-vault exec`, whose command the rules must see.
+/// `--user` (both), `--filename`, `--input-type` and `--output-type`
+/// (exec-file) take a value.
+pub fn sops(args: &[Word], launch: &mut Launch) {
+    const VALUED: &[&str] = &[
+        "--user",
+        "--filename",
+        "--input-type",
+        "--output-type",
+        "--config",
+        "--log-level",
+    ];
+    let Some(at) = args
+        .iter()
+        .position(|w| w.literal && matches!(w.text.as_str(), "exec-env" | "exec-file"))
+    else {
+        return;
+    };
+    let via = format!("sops {}", args[at].text);
+    let mut operands = Vec::new();
+    let mut i = at + 1;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        let text = word.text.as_str();
+        if text == "--" {
+            operands.extend(i..args.len());
+            break;
+        }
+        if text.starts_with('-') && text.len() > 1 {
+            if VALUED.contains(&text) {
+                i += 1;
+            }
+            continue;
+        }
+        operands.push(i - 1);
+    }
+    if let Some(&command) = operands.get(1) {
+        let word = &args[command];
+        script(launch, word, &word.text, &via);
+        launch.foreign.push(command..command + 1);
+    }
+}
+
 /// Launchers whose option hands them shell code to run: `doppler run
 /// --command CODE`, `infisical run --command CODE`, `mise exec -c CODE`,
-/// `nix-shell --run CODE` (and its `--command`). Their plain command form
+/// `nix-shell --run CODE` (and its `--command`), `tar --to-command CODE`
+/// (and its other hooks), `zip -TT CODE`. Their plain command form
 /// (`doppler run -- cmd`) is a wrapper (see `wrappers.rs`).
 const CODE_OPTIONS: &[(&str, &[&str], &[&str])] = &[
     ("doppler", &["run"], &["--command"]),
     ("infisical", &["run"], &["--command"]),
     ("mise", &["exec", "x"], &["-c", "--command"]),
     ("nix-shell", &[], &["--run", "--command"]),
+    // tar pipes each file to, or compresses with, a shell command, and
+    // runs one at checkpoints (`--checkpoint-action=exec=CODE`) and
+    // between volumes.
+    (
+        "tar",
+        &[],
+        &[
+            "--to-command",
+            "--use-compress-program",
+            "-I",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+            "--rsh-command",
+        ],
+    ),
+    // `zip -T -TT CODE` tests the archive with CODE.
+    ("zip", &[], &["-TT", "--unzip-command"]),
 ];
 
 /// True for the programs [`code_options`] reads.
@@ -671,6 +804,15 @@ pub fn code_options(program: &str, args: &[Word], launch: &mut Launch) {
                     ..word.clone()
                 })
             })
+        };
+        // Of tar's checkpoint actions only `exec=CODE` runs code.
+        let value = if word.text.starts_with("--checkpoint-action") {
+            value.and_then(|v| {
+                let code = v.text.strip_prefix("exec=")?.to_string();
+                Some(Word { text: code, ..v })
+            })
+        } else {
+            value
         };
         if let Some(value) = value {
             script(launch, &value, &value.text, &format!("{program} --command"));

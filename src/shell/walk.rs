@@ -43,6 +43,9 @@ pub struct FoundCommand {
     pub reads: Vec<String>,
     /// The directories it may run in, relative to the script's start.
     pub places: Places,
+    /// Variables the script exported with a certain value before this
+    /// command (see `assigned`): the environment of a shell it starts.
+    pub exported: Vec<(String, String)>,
 }
 
 /// What one walk over a tree found.
@@ -76,7 +79,9 @@ pub struct Walked {
 }
 
 /// Commands of one script in source order; stops after `limit` commands.
-pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
+/// `inherited` is the environment the script starts with, as far as the
+/// line that started it shows (see `assigned`).
+pub fn commands(tree: &Tree, src: &str, limit: usize, inherited: &[(String, String)]) -> Walked {
     let mut found = Vec::new();
     let mut misread = GapFindings::default();
     let mut stray = Vec::new();
@@ -101,7 +106,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
         }
     };
     // Values certain from a top-level assignment on (see `assigned`).
-    let mut assigned = Assigned::default();
+    let mut assigned = Assigned::inheriting(inherited, src);
     let mut cursor = tree.root_node().walk();
     loop {
         let node = cursor.node();
@@ -136,6 +141,7 @@ pub fn commands(tree: &Tree, src: &str, limit: usize) -> Walked {
                     writes: Vec::new(),
                     reads: Vec::new(),
                     places: place_of(node.id()),
+                    exported: Vec::new(),
                 }));
                 assigned.note(node, src);
             }
@@ -532,6 +538,7 @@ fn remember_redirects<'t>(
             writes,
             reads,
             places: Places::start(),
+            exported: Vec::new(),
         })
     };
     let Some(body) = statement.child_by_field_name("body") else {
@@ -586,6 +593,7 @@ fn colon_command(writes: Vec<Word>, read: Option<String>) -> FoundCommand {
         writes,
         reads: Vec::new(),
         places: Places::start(),
+        exported: Vec::new(),
     }
 }
 
@@ -645,6 +653,7 @@ fn simple_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Found
         writes: Vec::new(),
         reads: Vec::new(),
         places: Places::start(),
+        exported: Vec::new(),
     };
     let mut redirects = Vec::new();
     // The word written last and where it ended: a word that follows it with
@@ -777,6 +786,7 @@ fn builtin_command(node: Node<'_>, src: &str, misread: &mut GapFindings) -> Foun
         writes,
         reads: other_reads(&redirects, src),
         places: Places::start(),
+        exported: Vec::new(),
     }
 }
 

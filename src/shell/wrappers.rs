@@ -977,6 +977,10 @@ fn skip_options(spec: &Spec, name: &str, words: &[Word]) -> Skip {
                 ("systemd-run", "same-dir") => moves = false,
                 _ => {}
             }
+            // `sudo --shell` and `--login` are `-s` and `-i`.
+            if name == "sudo" && matches!(option, "shell" | "login") {
+                shell_flag = true;
+            }
             required_seen |= spec.required_long.contains(&option);
             if name == "env" && option == "split-string" {
                 let value = has_value
@@ -1179,6 +1183,18 @@ mod tests {
             Some("chroot")
         );
         assert_eq!(strip(words("sudo -i rm")).interactive_shell, None);
+        for line in [
+            "sudo --shell",
+            "sudo --login",
+            "sudo --she",
+            "sudo -u root --login",
+        ] {
+            assert_eq!(
+                strip(words(line)).interactive_shell.as_deref(),
+                Some("sudo"),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -461,6 +461,24 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
                 fill: Vec::new(),
             });
         }
+        // `getline [var] < "file"` reads the file, as `cat -- file`.
+        for file in awk_input_files(&text) {
+            launch.nested.push(Nested::Argv {
+                words: vec![
+                    Word::literal("cat"),
+                    Word::literal("--"),
+                    Word {
+                        text: file,
+                        literal,
+                        pattern: false,
+                    },
+                ],
+                via: format!("{label} <"),
+                call: Some("awk getline <".into()),
+                appended: false,
+                fill: Vec::new(),
+            });
+        }
     }
     let found = code::analyze(lang, &text);
     for reason in found.opaque {
@@ -858,6 +876,36 @@ fn sed_options(args: &[Word]) -> (Source, &'static str) {
 
 #[cfg(test)]
 mod tests;
+
+/// The string files an awk program reads with `getline < "f"` or
+/// `getline var < "f"`.
+fn awk_input_files(program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in program.match_indices("getline") {
+        let rest = program[at + "getline".len()..].trim_start();
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let rest = rest[name..].trim_start();
+        let Some(rest) = rest.strip_prefix('<') else {
+            continue;
+        };
+        let Some(string) = rest.trim_start().strip_prefix('"') else {
+            continue;
+        };
+        let mut file = String::new();
+        let mut chars = string.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => file.extend(chars.next()),
+                c => file.push(c),
+            }
+        }
+        out.push(file);
+    }
+    out
+}
 
 /// The string files an awk program redirects output to (`> "f"`, `>> "f"`).
 fn awk_output_files(program: &str) -> Vec<String> {

@@ -173,6 +173,8 @@ pub fn read(code: &str, literal: bool, label: &str, launch: &mut Launch) {
         literal,
         label,
         launch,
+        source: code,
+        variables: Vec::new(),
     }
     .code(code, 0);
 }
@@ -181,6 +183,12 @@ struct Reader<'a> {
     literal: bool,
     label: &'a str,
     launch: &'a mut Launch,
+    /// The whole code, to tell whether a variable is set only once.
+    source: &'a str,
+    /// Variables set once to a value known before run time (`$p =
+    /// "$HOME\.ssh"`), lower case name first: a later `Remove-Item $p` or
+    /// `Get-Content $f` acts on that value.
+    variables: Vec<(String, String)>,
 }
 
 /// One word of a statement: its text, whether it is known before run time.
@@ -240,6 +248,7 @@ impl Reader<'_> {
                 }
             }
         }
+        self.note_assignment(&words);
         // `$x = command ...`: the command after the assignment.
         if words.len() > 2 && words[0].text.starts_with('$') && words[1].text.ends_with('=') {
             words.drain(..2);
@@ -291,6 +300,18 @@ impl Reader<'_> {
                         Some(words[0].text.as_str()),
                     );
                 }
+            }
+            Some(Cmdlet::Read) => {
+                let (paths, _) = item_paths(args);
+                self.push_paths("cat", Vec::new(), &paths, words[0].text.as_str());
+            }
+            Some(Cmdlet::Copy(program)) => {
+                let (mut paths, destination) = item_paths(args);
+                // Without -Destination the last positional path is it.
+                let destination =
+                    destination.or_else(|| (paths.len() > 1).then(|| paths.pop()).flatten());
+                paths.extend(destination);
+                self.push_paths(program, Vec::new(), &paths, words[0].text.as_str());
             }
             Some(Cmdlet::Eval) => match args.iter().find(|w| !is_parameter(w)) {
                 Some(code) if code.known && self.literal => {
@@ -347,6 +368,91 @@ impl Reader<'_> {
         }
     }
 
+    /// Learn `$name = VALUE` (or `$name=VALUE`, one word) when VALUE is a
+    /// string with no command in it and the code sets `$name` nowhere else.
+    fn note_assignment(&mut self, words: &[PsWord]) {
+        let (name, value) = match words {
+            // A bare word after `=` is a command whose output is assigned.
+            [target, equals, value]
+                if !target.quoted && equals.text == "=" && !equals.quoted && value.quoted =>
+            {
+                (target.text.as_str(), value.text.as_str())
+            }
+            [single] if single.quoted && single.text.starts_with('$') => {
+                match single.text.split_once('=') {
+                    Some((name, value)) if !value.starts_with('=') => (name, value),
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        let Some(name) = name.strip_prefix('$') else {
+            return;
+        };
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        if name.is_empty()
+            || !name.chars().all(plain)
+            || value.is_empty()
+            || value.contains(['(', '`', '@'])
+        {
+            return;
+        }
+        let name = name.to_ascii_lowercase();
+        let lower = self.source.to_ascii_lowercase();
+        let sets_elsewhere =
+            lower.contains("variable") || lower.contains("foreach") || lower.contains("[ref]");
+        let assignments = lower
+            .match_indices(&format!("${name}"))
+            .filter(|(at, _)| {
+                let after = &lower[at + 1 + name.len()..];
+                if after.starts_with(plain) {
+                    return false;
+                }
+                let after = after.trim_start();
+                (after.starts_with('=') && !after.starts_with("=="))
+                    || ["+=", "-=", "*=", "/=", "%=", "++", "--", "??="]
+                        .iter()
+                        .any(|o| after.starts_with(o))
+            })
+            .count();
+        if assignments == 1 && !sets_elsewhere {
+            self.variables.push((name, value.to_string()));
+        }
+    }
+
+    /// `text` with the variables learnt so far in place of `$name`.
+    fn substitute(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (name, value) in &self.variables {
+            let mut from = 0;
+            while let Some(found) = out[from..].to_ascii_lowercase().find(&format!("${name}")) {
+                let at = from + found;
+                let end = at + 1 + name.len();
+                if out[end..]
+                    .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+                {
+                    from = end;
+                    continue;
+                }
+                out.replace_range(at..end, value);
+                from = at + value.len();
+            }
+        }
+        out
+    }
+
+    /// `program [options] -- PATH...` for a cmdlet that acts on `paths`.
+    fn push_paths(&mut self, program: &str, options: Vec<Word>, paths: &[PsWord], call: &str) {
+        if paths.is_empty() {
+            return;
+        }
+        let mut command = vec![Word::literal(program)];
+        command.extend(options);
+        command.push(Word::literal("--"));
+        command.extend(paths.iter().map(|p| self.word(p, &p.text)));
+        self.push(command, Some(call));
+    }
+
     /// `Remove-Item [-Recurse] [-Force] [-Path] PATH[,PATH...]`, as `rm`.
     fn remove(&mut self, args: &[PsWord]) {
         let mut recursive = false;
@@ -391,6 +497,14 @@ impl Reader<'_> {
     /// The shell word for a PowerShell word: the home directory's names
     /// (`$HOME`, `$env:USERPROFILE`, `$env:HOME`) become `~`, and `\` a `/`.
     fn word(&self, word: &PsWord, text: &str) -> Word {
+        // A value put in place of a variable stays unknown to what needs
+        // certainty (the assignment may sit in a branch that does not run),
+        // as in `assigned.rs`: it only adds what rules can see.
+        let substituted = (!word.known && !self.variables.is_empty())
+            .then(|| self.substitute(text))
+            .filter(|s| s != text);
+        let known = word.known && substituted.is_none();
+        let text = substituted.as_deref().unwrap_or(text);
         let lower = text.to_ascii_lowercase();
         for home in [
             "$home",
@@ -402,7 +516,7 @@ impl Reader<'_> {
             if let Some(rest) = lower.strip_prefix(home) {
                 if rest.is_empty() || rest.starts_with(['/', '\\']) {
                     let rest = &text[home.len()..];
-                    let known_rest = !rest.contains(['$', '(']);
+                    let known_rest = !rest.contains(['$', '(']) && substituted.is_none();
                     return Word {
                         text: format!("~{}", rest.replace('\\', "/")),
                         literal: self.literal && known_rest,
@@ -413,7 +527,7 @@ impl Reader<'_> {
         }
         Word {
             text: text.to_string(),
-            literal: self.literal && word.known,
+            literal: self.literal && known,
             pattern: false,
         }
     }
@@ -442,6 +556,10 @@ enum Cmdlet {
     Write,
     Eval,
     Start,
+    /// `Get-Content` prints files, as `cat`.
+    Read,
+    /// `Copy-Item` and `Move-Item`, as `cp` and `mv`.
+    Copy(&'static str),
 }
 
 fn cmdlet(name: &str) -> Option<Cmdlet> {
@@ -452,6 +570,9 @@ fn cmdlet(name: &str) -> Option<Cmdlet> {
         }
         "invoke-expression" | "iex" => Cmdlet::Eval,
         "start-process" | "saps" | "start" => Cmdlet::Start,
+        "get-content" | "gc" | "type" => Cmdlet::Read,
+        "copy-item" | "copy" | "cpi" => Cmdlet::Copy("cp"),
+        "move-item" | "move" | "mi" => Cmdlet::Copy("mv"),
         _ => return None,
     })
 }
@@ -508,6 +629,36 @@ fn path_argument(args: &[PsWord], valued: &[&str]) -> Option<PsWord> {
         }
     }
     first
+}
+
+/// The paths an item cmdlet (`Get-Content`, `Copy-Item`, `Move-Item`)
+/// is given: `-Path`/`-LiteralPath` values and positional words, each a
+/// list (`a,b`); and its `-Destination`, if named.
+fn item_paths(args: &[PsWord]) -> (Vec<PsWord>, Option<PsWord>) {
+    let mut paths = Vec::new();
+    let mut destination = None;
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        i += 1;
+        match parameter_name(word).as_deref() {
+            Some("path" | "literalpath" | "lp" | "pspath" | "p") => {
+                paths.extend(args.get(i).map(split_list).unwrap_or_default());
+                i += 1;
+            }
+            Some("destination" | "dest" | "d") => {
+                destination = args.get(i).cloned();
+                i += 1;
+            }
+            Some(
+                "totalcount" | "head" | "first" | "tail" | "last" | "readcount" | "encoding"
+                | "delimiter" | "filter" | "include" | "exclude" | "stream" | "credential" | "cred"
+                | "fi",
+            ) => i += 1,
+            Some(_) => {}
+            None => paths.extend(split_list(word)),
+        }
+    }
+    (paths, destination)
 }
 
 /// `a,b,c` is a list of three arguments.
@@ -811,5 +962,55 @@ mod tests {
         ] {
             assert!(!analyze(line).is_opaque(), "{line}: {:?}", analyze(line));
         }
+    }
+
+    #[test]
+    fn reading_copying_and_moving_cmdlets_are_their_commands() {
+        for (line, want) in [
+            ("pwsh -c 'Get-Content .env'", "cat -- .env"),
+            ("pwsh -c 'gc -Tail 5 -Path .env,a.txt'", "cat -- .env a.txt"),
+            (r"pwsh -c 'type $HOME\.ssh\id_rsa'", "cat -- ~/.ssh/id_rsa"),
+            ("pwsh -c 'Copy-Item .env /tmp/x'", "cp -- .env /tmp/x"),
+            (
+                "pwsh -c 'Copy-Item -Destination /tmp/x -Path .env'",
+                "cp -- .env /tmp/x",
+            ),
+            ("pwsh -c 'Move-Item ~/.ssh C:/x'", "mv -- ~/.ssh C:/x"),
+        ] {
+            let found = commands(line);
+            assert!(found.iter().any(|c| c == want), "{line}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_variable_set_once_to_a_string_is_seen_where_it_is_used() {
+        for (line, want) in [
+            (r#"pwsh -c '$f=".env"; gc $f'"#, "cat -- .env"),
+            (
+                r#"pwsh -c '$F = "~/.aws/credentials"; Get-Content $f'"#,
+                "cat -- ~/.aws/credentials",
+            ),
+            (
+                r#"pwsh -c '$p="$HOME\.ssh"; Remove-Item -Recurse $p'"#,
+                "rm -r -f -- ~/.ssh",
+            ),
+        ] {
+            let found = commands(line);
+            assert!(found.iter().any(|c| c == want), "{line}: {found:?}");
+        }
+        // Set twice, set by a command, or named only like it: left as written.
+        for (line, want) in [
+            (r#"pwsh -c '$f = ".env"; $f = "a"; gc $f'"#, "cat -- $f"),
+            (r#"pwsh -c '$f = ".env"; $f += "x"; gc $f'"#, "cat -- $f"),
+            (r#"pwsh -c '$f = hostname; gc $f'"#, "cat -- $f"),
+            (r#"pwsh -c '$f = ".env"; gc $fx'"#, "cat -- $fx"),
+        ] {
+            let found = commands(line);
+            assert!(found.iter().any(|c| c == want), "{line}: {found:?}");
+        }
+        // The value is not certain for what needs certainty.
+        let a = analyze(r#"pwsh -c '$f=".env"; gc $f'"#);
+        let cat = a.commands.iter().find(|c| c.program == "cat").unwrap();
+        assert!(cat.args.iter().any(|a| a == ".env"));
     }
 }

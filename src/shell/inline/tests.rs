@@ -663,3 +663,32 @@ fn home_directory_names_in_code_are_the_home_directory() {
         );
     }
 }
+
+#[test]
+fn awk_getline_from_a_file_reads_it() {
+    for line in [
+        r#"awk 'BEGIN{while((getline l < ".env")>0) print l}'"#,
+        r#"awk 'BEGIN { getline < "/home/u/.ssh/id_rsa"; print }'"#,
+        r#"gawk 'BEGIN{getline line<".e\nv"}'"#,
+    ] {
+        let a = analyze(line);
+        let cats: Vec<String> = commands(&a)
+            .into_iter()
+            .filter(|c| c.starts_with("cat -- "))
+            .collect();
+        assert_eq!(cats.len(), 1, "{line}: {cats:?}");
+        assert!(cats[0].ends_with("[awk getline <]"), "{line}");
+    }
+    // Reading standard input or a command's output is not a file.
+    for line in [
+        r#"awk '{getline; print}' x"#,
+        r#"awk 'BEGIN{"date" | getline d}'"#,
+    ] {
+        assert!(
+            !commands(&analyze(line))
+                .iter()
+                .any(|c| c.starts_with("cat")),
+            "{line}"
+        );
+    }
+}
