@@ -187,6 +187,48 @@ impl ArgBytes {
     }
 }
 
+/// Whether a find may write below its starting points: `-delete`, or an
+/// `-exec`/`-ok` of a program that is not a plain reader. Listing and
+/// reading (`find /etc -name '*.conf' -exec cat {} +`) writes nothing, and
+/// what an `-exec` runs is also judged as a command of its own, `{}`
+/// filled in.
+fn find_may_write(args: &[String]) -> bool {
+    const READERS: [&str; 24] = [
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ls",
+        "wc",
+        "file",
+        "stat",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+        "cksum",
+        "echo",
+        "printf",
+        "basename",
+        "dirname",
+        "du",
+        "readlink",
+    ];
+    args.iter().enumerate().any(|(i, a)| match a.as_str() {
+        "-delete" => true,
+        "-exec" | "-execdir" | "-ok" | "-okdir" => args.get(i + 1).map_or(true, |program| {
+            let name = program.rsplit('/').next().unwrap_or(program);
+            !READERS.contains(&name)
+        }),
+        _ => false,
+    })
+}
+
 impl ShellMatcher {
     /// The programs one of which must run for this matcher to match, or
     /// `None` when it can match otherwise (no `program`, or `opaque: true`).
@@ -317,8 +359,13 @@ impl ShellMatcher {
         // A mode or owner change acts on the files themselves: `chmod -R
         // u+w .` changes the project's files, not where they are.
         let modes = matches!(command.program.as_str(), "chmod" | "chown" | "chgrp");
-        command
-            .targets
+        let targets: &[shell::Target] =
+            if command.program == "find" && !find_may_write(&command.args) {
+                &[]
+            } else {
+                &command.targets
+            };
+        targets
             .iter()
             .chain(&command.writes)
             .flat_map(|t| shell::resolve_target_all(t, root, home))
