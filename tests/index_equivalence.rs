@@ -198,6 +198,16 @@ fn indexes_never_change_the_shipped_policies_decisions() {
         "echo b > /proc/sysrq-trigger",
         "cargo test --all 2>&1 | tail -20",
         "cp .env /tmp/x && cat /tmp/x",
+        // Rules filed under an argument to any program (`npx cdk destroy`
+        // as well as `cdk destroy`), and lines that reach none of them.
+        "npm run build",
+        "npx cdk destroy",
+        "pnpm exec sst remove --stage prod",
+        "npx prisma migrate reset --force",
+        "python manage.py flush --noinput",
+        "npx wrangler delete",
+        "npm config get //registry.npmjs.org/:_authToken",
+        "git credential fill",
     ] {
         cases.push((
             "pre_shell_exec",
@@ -391,4 +401,43 @@ fn indexes_never_change_every_packs_decisions_on_the_corpora_and_pack_tests() {
         left_out > 10_000,
         "the index left out only {left_out} rules"
     );
+}
+
+/// `npm run build` with the recommended packs: the rules that look at npm
+/// only for a word of their own (`npx cdk destroy`, `npx prisma migrate
+/// reset`, `npm config get`) are filed under those words, so the line has
+/// no candidate rule at all; their own lines still are candidates, and denied.
+#[test]
+fn npm_run_build_reaches_no_rule_of_the_recommended_packs() {
+    let enable = "version: 1\npacks:\n  enable: [recommended]\n";
+    let set = load(vec![("p.yaml".into(), enable.to_string())]);
+    let (policy, _) = compile(&set, Some("pre_shell_exec"));
+    let decide_line = |line: &str| {
+        decide(
+            &policy,
+            "pre_shell_exec",
+            &json!({"tool_name": "shell_exec", "command": line}),
+            CTX,
+        )
+    };
+    let build = decide_line("npm run build");
+    assert!(build.deny.is_none());
+    assert_eq!(build.candidates, 0, "{:?}", build.trace);
+    for (line, rule) in [
+        ("npx cdk destroy", "cloud.iac-destroy"),
+        ("npx netlify sites:delete x", "cloud.paas-delete"),
+        ("npx prisma migrate reset", "databases.framework-reset"),
+        (
+            "npm config get //registry.npmjs.org/:_authToken",
+            "secrets.print-credential-dev-tools",
+        ),
+    ] {
+        let d = decide_line(line);
+        assert_eq!(
+            d.deny.as_ref().map(|w| w.rule.as_str()),
+            Some(rule),
+            "{line}: {:?}",
+            d.trace
+        );
+    }
 }

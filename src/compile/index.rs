@@ -112,6 +112,10 @@ pub enum Need {
         program: String,
         args: ArgNeed,
     },
+    /// `field.shellCommands()` lists a command, whatever its program, with
+    /// `word` among its arguments (`npx cdk destroy` as well as `cdk
+    /// destroy`, for a test of `'destroy' in c.args` alone).
+    Word { field: String, word: String },
 }
 
 /// What a needed command must have among its arguments (`c.args`).
@@ -216,33 +220,62 @@ fn programs_needed(
         return None;
     }
     let body = exists_body(c)?;
-    let names = program_names(body, &c.iter_var)?;
-    let args = match required_words(body, &c.iter_var) {
-        Some(words) => words.into_iter().map(ArgNeed::Word).collect(),
-        None if false_without_operand(body, &c.iter_var) => vec![ArgNeed::Operand],
-        None => vec![ArgNeed::Any],
-    };
-    Some(
-        names
-            .into_iter()
-            .flat_map(|program| {
-                args.iter().map(move |args| Need::Program {
-                    field: field.to_string(),
-                    program: program.clone(),
-                    args: args.clone(),
-                })
-            })
-            .collect(),
-    )
+    let var = &c.iter_var;
+    // Each disjunct of the step on its own: `(c.program == 'pulumi' && ...)
+    // || ('destroy' in c.args && ...)` needs pulumi, or a `destroy`
+    // argument to any program. A disjunct that is `false` (not an error)
+    // without its needs makes the `||` of them `false` without all of them.
+    let mut alternatives = Vec::new();
+    flatten_or(body, &mut alternatives);
+    let mut found = Vec::new();
+    for alternative in alternatives {
+        let words = required_words(alternative, var);
+        let Some(names) = program_names(alternative, var) else {
+            // No program: the words alone, or nothing to file it under.
+            found.extend(words?.into_iter().map(|word| Need::Word {
+                field: field.to_string(),
+                word,
+            }));
+            continue;
+        };
+        let args = match words {
+            Some(words) => words.into_iter().map(ArgNeed::Word).collect(),
+            None if false_without_operand(alternative, var) => vec![ArgNeed::Operand],
+            None => vec![ArgNeed::Any],
+        };
+        for program in names {
+            found.extend(args.iter().map(|args| Need::Program {
+                field: field.to_string(),
+                program: program.clone(),
+                args: args.clone(),
+            }));
+        }
+    }
+    Some(found)
 }
 
-/// Words one of which `expr` needs among `var.args` (`'reset' in c.args`):
-/// without any, it is `false` (a list of strings holds the literal or
-/// not, and `false && x` is `false`). For `&&` the fewer of either side's,
+/// The parts of `expr`'s top-level `||` chain, one of which must hold.
+fn flatten_or<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a IdedExpr>) {
+    match &expr.expr {
+        Expr::Call(call) if call.func_name == operators::LOGICAL_OR && call.target.is_none() => {
+            for arg in &call.args {
+                flatten_or(arg, out);
+            }
+        }
+        _ => out.push(expr),
+    }
+}
+
+/// Words one of which `expr` needs among `var.args` (`'reset' in c.args`,
+/// `c.args.exists(a, a in ['drop', 'reset'])`): without any, it is `false`
+/// (a list of strings holds the literal or not, and `false && x` is
+/// `false`). For `&&` the fewer of either side's,
 /// for `||` both sides' (each side must need some).
 fn required_words(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
-    let Expr::Call(call) = &expr.expr else {
-        return None;
+    let call = match &expr.expr {
+        Expr::Call(call) => call,
+        Expr::Comprehension(c) => return args_membership_words(c, var),
+        _ => return None,
     };
     match (
         call.func_name.as_str(),
@@ -263,8 +296,36 @@ fn required_words(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
         (operators::IN, true, [word, list]) if is_args_of(list, var) => string_literal(word)
             .filter(|w| !w.is_empty())
             .map(|w| vec![w]),
+        // `var.args.exists(a, a in ['x', 'y'])` as evaluation runs it.
+        (crate::expr::native_loops::EXISTS_IN, true, [list, set]) if is_args_of(list, var) => {
+            let Expr::Literal(LiteralValue::Bytes(set)) = &set.expr else {
+                return None;
+            };
+            words_of(crate::expr::const_sets::set_strings(set.inner())?)
+        }
         _ => None,
     }
+}
+
+/// The words of `var.args.exists(a, a == 'x' || a in ['y', 'z'])` as
+/// written: the loop is `false` (not an error) over a list of strings
+/// holding none of them.
+fn args_membership_words(
+    c: &cel::common::ast::ComprehensionExpr,
+    var: &str,
+) -> Option<Vec<String>> {
+    if !is_args_of(&c.iter_range, var) {
+        return None;
+    }
+    let mut strings = Vec::new();
+    crate::expr::native_loops::member_strings(exists_body(c)?, &c.iter_var, &mut strings)?;
+    words_of(strings)
+}
+
+/// Words to file a rule under: none empty (an empty argument is no key).
+fn words_of(strings: Vec<&str>) -> Option<Vec<String>> {
+    (!strings.is_empty() && strings.iter().all(|w| !w.is_empty()))
+        .then(|| strings.into_iter().map(str::to_string).collect())
 }
 
 /// Whether `expr`, over the command `var` of `shellCommands()`, is `false`
@@ -671,6 +732,7 @@ mod tests {
                         ArgNeed::Operand => format!("{field} runs {program} with an operand"),
                         ArgNeed::Word(w) => format!("{field} runs {program} {w}"),
                     },
+                    Need::Word { field, word } => format!("{field} runs anything {word}"),
                 })
                 .collect()
         })
@@ -772,6 +834,44 @@ mod tests {
         ] {
             let got = needs_of(src).unwrap_or_default();
             assert_eq!(got, vec!["command runs git".to_string()], "{src}");
+        }
+    }
+
+    #[test]
+    fn needs_of_each_disjunct_on_its_own_and_words_to_any_program() {
+        let s = |v: &[&str]| Some(v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+        // A disjunct naming no program files the rule under its words, for
+        // every program: `npx cdk destroy` runs npx.
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, (c.program == 'pulumi' && c.args.exists(a, a in ['destroy', 'down'])) || ((c.program in ['cdk', 'cdktf'] || c.args.exists(a, a in ['cdk', 'cdktf'])) && 'destroy' in c.args) || (c.program == 'atmos' && size(c.args) > 2))"),
+            s(&[
+                "command runs atmos",
+                "command runs pulumi destroy",
+                "command runs pulumi down",
+                "command runs anything destroy",
+            ])
+        );
+        // Each disjunct keeps its own words: git with `credential`, npm
+        // with `config`, not every pairing.
+        assert_eq!(
+            needs_of("command.shellCommands().exists(c, (c.program == 'git' && c.args.exists(a, a == 'credential')) || (c.program == 'npm' && c.args.exists(a, a == 'config' || 'x' == a)))"),
+            s(&[
+                "command runs git credential",
+                "command runs npm config",
+                "command runs npm x",
+            ])
+        );
+        // Without a program and without words, no disjunct can be filed.
+        for src in [
+            "command.shellCommands().exists(c, c.program == 'git' || c.args.exists(a, a.startsWith('x')))",
+            "command.shellCommands().exists(c, c.program == 'git' || c.args.exists(a, a == 'x' || a.startsWith('y')))",
+            "command.shellCommands().exists(c, c.program == 'git' || c.flags.exists(a, a == 'x'))",
+            "command.shellCommands().exists(c, c.program == 'git' || c.args.exists(a, a == ''))",
+            "command.shellCommands().exists(c, c.program == 'git' || c.args.exists(a, c.program == 'x'))",
+            "command.shellCommands().exists(c, c.program == 'git' || !c.args.exists(a, a == 'x'))",
+            "command.shellCommands().exists(c, c.program == 'git' || c.args.all(a, a == 'x'))",
+        ] {
+            assert_eq!(needs_of(src), None, "{src}");
         }
     }
 

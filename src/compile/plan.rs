@@ -108,6 +108,36 @@ pub struct NeededProgramIndex {
     /// Rules that need the command to have one argument, filed under
     /// [`word_key`] of the program and the argument.
     pub with_word: HashMap<String, Vec<usize>>,
+    /// Rules that need some command, whatever its program, to have one
+    /// argument ([`index::Need::Word`]), filed under the argument.
+    pub any_program_word: HashMap<String, Vec<usize>>,
+}
+
+impl NeededProgramIndex {
+    /// Appends the rules filed under one command of an analysed line.
+    fn collect(&self, command: &crate::shell::SimpleCommand, out: &mut Vec<usize>) {
+        collect_by_command(&self.by_program, &self.with_word, command, out);
+        if has_operand(command) {
+            if let Some(rules) = self.with_operand.get(&command.program) {
+                out.extend_from_slice(rules);
+            }
+        }
+        if !self.any_program_word.is_empty() {
+            for arg in &command.args {
+                if let Some(rules) = self.any_program_word.get(arg.as_str()) {
+                    out.extend_from_slice(rules);
+                }
+            }
+        }
+    }
+
+    /// Every rule filed here, for a line it cannot read.
+    fn all(&self, out: &mut Vec<usize>) {
+        out.extend(self.by_program.values().flatten());
+        out.extend(self.with_operand.values().flatten());
+        out.extend(self.with_word.values().flatten());
+        out.extend(self.any_program_word.values().flatten());
+    }
 }
 
 /// The key of a program and one of its arguments in
@@ -274,19 +304,10 @@ impl HookPlan {
                 // a no), so every rule stays a candidate.
                 (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                     for command in &analysis.commands {
-                        collect_by_command(&index.by_program, &index.with_word, command, &mut out);
-                        if has_operand(command) {
-                            if let Some(rules) = index.with_operand.get(&command.program) {
-                                out.extend_from_slice(rules);
-                            }
-                        }
+                        index.collect(command, &mut out);
                     }
                 }
-                _ => {
-                    out.extend(index.by_program.values().flatten());
-                    out.extend(index.with_operand.values().flatten());
-                    out.extend(index.with_word.values().flatten());
-                }
+                _ => index.all(&mut out),
             }
         }
         if !self.gated.is_empty() {
@@ -335,7 +356,8 @@ impl HookPlan {
 /// Whether a rule with both a `shell:` matcher naming `programs` and a
 /// condition with `needs` is better filed under the needs: when they are
 /// rarer (a need of a program with an operand counts half: `tail -20`
-/// has none; one with a given argument nothing), and when leaving the rule out on its condition alone hides
+/// has none, and so does one of an argument to any program; one with a
+/// given program and argument nothing), and when leaving the rule out on its condition alone hides
 /// no error of the matcher. The matcher's only error must be the one of a
 /// line not analysed whole, where the index of needs keeps every rule.
 fn needs_beat_programs(
@@ -360,7 +382,8 @@ fn needs_beat_programs(
             index::Need::Program {
                 args: index::ArgNeed::Operand,
                 ..
-            } => 1,
+            }
+            | index::Need::Word { .. } => 1,
             _ => 2,
         })
         .sum();
@@ -524,11 +547,7 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                             };
                             plan.substrings[pos].add(literal, i);
                         }
-                        index::Need::Program {
-                            field,
-                            program,
-                            args,
-                        } => {
+                        index::Need::Program { field, .. } | index::Need::Word { field, .. } => {
                             let index =
                                 plan.needed_programs
                                     .get_or_insert_with(|| NeededProgramIndex {
@@ -543,14 +562,26 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                                 }
                                 continue;
                             }
-                            let (map, key) = match args {
-                                index::ArgNeed::Any => (&mut index.by_program, program.clone()),
-                                index::ArgNeed::Operand => {
-                                    (&mut index.with_operand, program.clone())
+                            let (map, key) = match need {
+                                index::Need::Program {
+                                    program,
+                                    args: index::ArgNeed::Any,
+                                    ..
+                                } => (&mut index.by_program, program.clone()),
+                                index::Need::Program {
+                                    program,
+                                    args: index::ArgNeed::Operand,
+                                    ..
+                                } => (&mut index.with_operand, program.clone()),
+                                index::Need::Program {
+                                    program,
+                                    args: index::ArgNeed::Word(word),
+                                    ..
+                                } => (&mut index.with_word, word_key(program, word)),
+                                index::Need::Word { word, .. } => {
+                                    (&mut index.any_program_word, word.clone())
                                 }
-                                index::ArgNeed::Word(word) => {
-                                    (&mut index.with_word, word_key(program, word))
-                                }
+                                index::Need::Substring { .. } => continue,
                             };
                             let list = map.entry(key).or_default();
                             if list.last() != Some(&i) {

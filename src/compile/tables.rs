@@ -366,6 +366,7 @@ struct NeededTables {
     by_program: TableRef,
     with_operand: TableRef,
     with_word: TableRef,
+    any_program_word: TableRef,
 }
 
 impl PlanTables {
@@ -404,6 +405,7 @@ impl PlanTables {
                 by_program: w.table(filed(&p.by_program))?,
                 with_operand: w.table(filed(&p.with_operand))?,
                 with_word: w.table(filed(&p.with_word))?,
+                any_program_word: w.table(filed(&p.any_program_word))?,
             }),
             None => None,
         };
@@ -467,7 +469,10 @@ impl PlanTables {
                 .as_ref()
                 .is_none_or(|(p, w)| table_fits(p) && table_fits(w))
             && self.needed_programs.as_ref().is_none_or(|n| {
-                table_fits(&n.by_program) && table_fits(&n.with_operand) && table_fits(&n.with_word)
+                table_fits(&n.by_program)
+                    && table_fits(&n.with_operand)
+                    && table_fits(&n.with_word)
+                    && table_fits(&n.any_program_word)
             })
             && self
                 .hosts
@@ -569,6 +574,7 @@ pub fn candidates(
         let mut t = Table::new(body, &needed.by_program, rules);
         let mut o = Table::new(body, &needed.with_operand, rules);
         let mut w = Table::new(body, &needed.with_word, rules);
+        let mut a = Table::new(body, &needed.any_program_word, rules);
         match (payload.get(&needed.field), subjects.shell()) {
             (Some(Json::String(_)), Some(analysis)) if analysis.unanalysed().is_none() => {
                 for command in &analysis.commands {
@@ -577,12 +583,18 @@ pub fn candidates(
                         o.get(command.program.as_bytes(), &mut out)?;
                     }
                     words_of(&mut w, command, &mut out)?;
+                    if needed.any_program_word.count > 0 {
+                        for arg in &command.args {
+                            a.get(arg.as_bytes(), &mut out)?;
+                        }
+                    }
                 }
             }
             _ => {
                 t.all(&mut out)?;
                 o.all(&mut out)?;
                 w.all(&mut out)?;
+                a.all(&mut out)?;
             }
         }
     }

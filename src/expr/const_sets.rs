@@ -146,15 +146,18 @@ pub fn string_membership(expr: &IdedExpr) -> Option<(&IdedExpr, Vec<&str>)> {
                 .collect::<Option<Vec<&str>>>()?;
             Some((value, strings))
         }
-        (IN_SET, Expr::Literal(LiteralValue::Bytes(b))) => {
-            let set = Set::read(b.inner()).filter(Set::is_whole)?;
-            let strings = (0..set.count)
-                .map(|i| set.element(i).and_then(|e| std::str::from_utf8(e).ok()))
-                .collect::<Option<Vec<&str>>>()?;
-            Some((value, strings))
-        }
+        (IN_SET, Expr::Literal(LiteralValue::Bytes(b))) => Some((value, set_strings(b.inner())?)),
         _ => None,
     }
+}
+
+/// The strings of a set as [`encode`] wrote it, in source order; `None`
+/// for a damaged set or one holding something other than UTF-8.
+pub fn set_strings(bytes: &[u8]) -> Option<Vec<&str>> {
+    let set = Set::read(bytes).filter(Set::is_whole)?;
+    (0..set.count)
+        .map(|i| set.element(i).and_then(|e| std::str::from_utf8(e).ok()))
+        .collect()
 }
 
 /// The set as bytes, little-endian:

@@ -301,7 +301,11 @@ fn membership_loop(c: &ComprehensionExpr) -> Option<(&'static str, Vec<u8>)> {
 
 /// The strings `predicate` tests `var` against, when it is a disjunction
 /// of `var in [strings]` and `var == 'lit'`.
-fn member_strings<'a>(predicate: &'a IdedExpr, var: &str, out: &mut Vec<&'a str>) -> Option<()> {
+pub(crate) fn member_strings<'a>(
+    predicate: &'a IdedExpr,
+    var: &str,
+    out: &mut Vec<&'a str>,
+) -> Option<()> {
     let is_var = |e: &IdedExpr| matches!(&e.expr, Expr::Ident(name) if name == var);
     let literal = |e: &'a IdedExpr| match &e.expr {
         Expr::Literal(LiteralValue::String(s)) => Some(s.inner()),
