@@ -418,22 +418,23 @@ impl<'a> Run<'a> {
         read_bytes(self.program, &mut self.at)
     }
 
-    /// Evaluates the node at `at`, all of it: every test is made (none
-    /// can fail on a string), so the walk lands after the node.
+    /// Evaluates the node at `at`; the walk lands after the node. The right
+    /// side of `&&` and `||` is only walked over when the left one decides:
+    /// no test can fail on a string, so skipping it changes nothing but
+    /// the work (for `grep`'s `-rn`, `!a.startsWith('-')` spares the eight
+    /// lowercase suffix tests).
     fn node(&mut self, depth: usize) -> Option<bool> {
         if depth >= MAX_DEPTH {
             return None;
         }
         match self.byte()? {
-            AND => {
+            op @ (AND | OR) => {
                 let a = self.node(depth + 1)?;
-                let b = self.node(depth + 1)?;
-                Some(a && b)
-            }
-            OR => {
-                let a = self.node(depth + 1)?;
-                let b = self.node(depth + 1)?;
-                Some(a || b)
+                if a == (op == OR) {
+                    self.skip(depth + 1)?;
+                    return Some(a);
+                }
+                self.node(depth + 1)
             }
             NOT => self.node(depth + 1).map(|a| !a),
             TEST => {
@@ -452,6 +453,31 @@ impl<'a> Run<'a> {
                 let literal = self.bytes()?;
                 let subject: &str = if lowered { self.lower } else { self.s };
                 op.answer(subject, literal)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Walks over the node at `at` without evaluating it, checking its
+    /// shape; `None` when it is damaged.
+    fn skip(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        match self.byte()? {
+            AND | OR => {
+                self.skip(depth + 1)?;
+                self.skip(depth + 1)
+            }
+            NOT => self.skip(depth + 1),
+            TEST => {
+                Op::from_byte(self.byte()?)?;
+                if self.byte()? > 1 {
+                    return None;
+                }
+                self.bytes().map(|_| ())
             }
             _ => None,
         }
