@@ -723,3 +723,47 @@ proptest! {
         prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
     }
 }
+
+#[test]
+fn a_damaged_quantifier_test_is_an_error_not_a_panic() {
+    let (_, good) = both(
+        "l.exists(p, p.normalizedPath(project_root).lowerAscii() == '~/.x'.normalizedPath('/'))",
+    );
+    let test_of = |e: &IdedExpr| -> Vec<u8> {
+        let Expr::Call(c) = &e.expr else { panic!() };
+        let Expr::Call(native) = &c.args[1].expr else {
+            panic!()
+        };
+        assert_eq!(native.func_name, EXISTS_MAPPED);
+        let Expr::Literal(LiteralValue::Bytes(program)) = &native.args[2].expr else {
+            panic!()
+        };
+        program.inner().to_vec()
+    };
+    let with = |program: Vec<u8>| {
+        let mut e = good.clone();
+        let Expr::Call(c) = &mut e.expr else { panic!() };
+        let Expr::Call(native) = &mut c.args[1].expr else {
+            panic!()
+        };
+        native.args[2].expr = Expr::Literal(LiteralValue::Bytes(CelBytes::from(program)));
+        e
+    };
+    let program = test_of(&good);
+    let p = json!({"l": ["a", "/p/a"]});
+    assert_eq!(eval(&with(program.clone()), &p), Ok(json!(false)));
+    let mut damaged = vec![Vec::new(), vec![9], vec![49], vec![49, 0, 33, 33]];
+    for cut in 1..program.len() {
+        damaged.push(program[..cut].to_vec());
+    }
+    let mut longer = program.clone();
+    longer.push(32);
+    damaged.push(longer);
+    for program in damaged {
+        let got = eval(&with(program.clone()), &p);
+        assert!(
+            matches!(&got, Err(e) if e.0.contains("damaged string program")),
+            "{program:?}: {got:?}"
+        );
+    }
+}
