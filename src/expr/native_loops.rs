@@ -61,7 +61,7 @@ mod on_strings;
 pub use on_strings::written_loop;
 
 /// The functions the rewritten trees call, by name.
-pub const FUNCTIONS: [&str; 8] = [
+pub const FUNCTIONS: [&str; 10] = [
     EXISTS_IN,
     ALL_IN,
     on_strings::FUNCTIONS[0],
@@ -70,6 +70,8 @@ pub const FUNCTIONS: [&str; 8] = [
     on_strings::FUNCTIONS[3],
     on_strings::FUNCTIONS[4],
     on_strings::FUNCTIONS[5],
+    on_strings::FUNCTIONS[6],
+    on_strings::FUNCTIONS[7],
 ];
 
 /// The functions the rewritten trees call, for the environment.

@@ -101,12 +101,16 @@ pub(crate) fn normalized(raw: &str, root: &str, home: Option<&str>) -> String {
     {
         return resolve(raw, root, home).normalized;
     }
-    let (expanded, _) = expand_tilde(raw, home);
-    let text: &str = expanded.as_deref().unwrap_or(raw);
-    let relative = !text.starts_with('/');
-    let mut out = String::with_capacity(text.len() + if relative { root.len() + 1 } else { 1 });
-    if relative {
-        push_components(&mut out, root);
+    // `~` and `~/...` with a home: the home's components, then the rest's
+    // (what walking the expanded text gives, without building it).
+    let (start, text) = match tilde_home(raw, home) {
+        Some((home, rest)) => (Some(home), rest),
+        None if raw.starts_with('/') => (None, raw),
+        None => (Some(root), raw),
+    };
+    let mut out = String::with_capacity(text.len() + start.map_or(1, |s| s.len() + 1));
+    if let Some(start) = start {
+        push_components(&mut out, start);
     }
     push_components(&mut out, text);
     if out.is_empty() {
@@ -177,6 +181,17 @@ fn join_absolute(parts: &[&str]) -> String {
         out.push('/');
     }
     out
+}
+
+/// The home and the rest of `text` (empty or from a `/`) when `text` is
+/// `~` or starts with `~/` and there is a home: when [`expand_tilde`]
+/// replaces the `~`.
+fn tilde_home<'a>(text: &'a str, home: Option<&'a str>) -> Option<(&'a str, &'a str)> {
+    let rest = text.strip_prefix('~')?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    Some((home?, rest))
 }
 
 /// Replace a leading `~` or `~/` with `home`. Returns the new text when it

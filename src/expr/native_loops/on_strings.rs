@@ -46,16 +46,18 @@ pub const EXISTS_STRINGS: &str = "@exists_strings";
 pub const ALL_STRINGS: &str = "@all_strings";
 
 mod map;
-pub use map::{MAP_STRINGS, STRINGS_ONLY_WITH};
+pub use map::{ALL_MAPPED, EXISTS_MAPPED, MAP_STRINGS, STRINGS_ONLY_WITH};
 
 /// The functions of this module, for the environment.
-pub const FUNCTIONS: [&str; 6] = [
+pub const FUNCTIONS: [&str; 8] = [
     STRINGS_ONLY,
     FILTER_STRINGS,
     EXISTS_STRINGS,
     ALL_STRINGS,
     STRINGS_ONLY_WITH,
     MAP_STRINGS,
+    EXISTS_MAPPED,
+    ALL_MAPPED,
 ];
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
@@ -89,8 +91,27 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
         "map_strings",
         vec![DYN_TYPE, BYTES_TYPE, DYN_TYPE],
         map::map_strings,
-    )
+    )?;
+    for (name, overload, function) in [
+        (
+            EXISTS_MAPPED,
+            "exists_mapped",
+            map::exists_mapped as NativeFunction,
+        ),
+        (ALL_MAPPED, "all_mapped", map::all_mapped),
+    ] {
+        env.add_overload(
+            name,
+            overload,
+            vec![DYN_TYPE, BYTES_TYPE, BYTES_TYPE, DYN_TYPE],
+            function,
+        )?;
+    }
+    Ok(())
 }
+
+/// The shape of the native functions.
+type NativeFunction = for<'b, 'v> fn(Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError>;
 
 // ---- the rewrite -----------------------------------------------------------
 
@@ -98,18 +119,22 @@ pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
 /// conditional keeps), when it qualifies.
 pub(super) fn rewrite(c: &ComprehensionExpr, id: u64) -> Option<Expr> {
     let (function, predicate) = match quantifier(c) {
-        Some((Quantifier::Exists, p)) => (EXISTS_STRINGS, p),
-        Some((Quantifier::All, p)) => (ALL_STRINGS, p),
+        Some((q, p)) => match q {
+            Quantifier::Exists => (EXISTS_STRINGS, p),
+            Quantifier::All => (ALL_STRINGS, p),
+        },
         None => match filter_predicate(c) {
             Some(p) => (FILTER_STRINGS, p),
             None => return map::rewrite(c, id),
         },
     };
-    if !is_stable(&c.iter_range) {
-        return None;
-    }
     let mut program = Vec::new();
-    compile(predicate, &c.iter_var, &mut program, 0)?;
+    if !is_stable(&c.iter_range) || compile(predicate, &c.iter_var, &mut program, 0).is_none() {
+        // A quantifier over a native chain, or whose test compares
+        // computed strings.
+        let (q, test) = quantifier(c)?;
+        return map::rewrite_quantifier(c, id, q, test);
+    }
     let range = || c.iter_range.clone();
     let guard = IdedExpr {
         id: fresh_id(id, 1),
@@ -337,9 +362,26 @@ fn literal(e: &IdedExpr) -> Option<&[u8]> {
 
 fn test(out: &mut Vec<u8>, op: Op, lowered: bool, literal: &[u8]) -> Option<()> {
     out.extend([TEST, op as u8, u8::from(lowered)]);
-    out.extend(u32::try_from(literal.len()).ok()?.to_le_bytes());
-    out.extend(literal);
+    push_bytes(out, literal)
+}
+
+/// Appends `bytes` as a program field: a little-endian u32 length and the
+/// bytes.
+fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Option<()> {
+    out.extend(u32::try_from(bytes.len()).ok()?.to_le_bytes());
+    out.extend(bytes);
     Some(())
+}
+
+/// The field [`push_bytes`] wrote at `*at`, moving `at` past it; `None`
+/// when the program ends first.
+fn read_bytes<'a>(program: &'a [u8], at: &mut usize) -> Option<&'a [u8]> {
+    let len = program.get(*at..at.checked_add(4)?)?;
+    let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    let start = *at + 4;
+    let bytes = program.get(start..start.checked_add(len)?)?;
+    *at = start + len;
+    Some(bytes)
 }
 
 /// Whether `expr` is the loop variable (`Some(false)`) or its
@@ -373,31 +415,26 @@ impl<'a> Run<'a> {
     }
 
     fn bytes(&mut self) -> Option<&'a [u8]> {
-        let program = self.program;
-        let len = program.get(self.at..self.at.checked_add(4)?)?;
-        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-        let start = self.at + 4;
-        let bytes = program.get(start..start.checked_add(len)?)?;
-        self.at = start + len;
-        Some(bytes)
+        read_bytes(self.program, &mut self.at)
     }
 
-    /// Evaluates the node at `at`, all of it: every test is made (none
-    /// can fail on a string), so the walk lands after the node.
+    /// Evaluates the node at `at`; the walk lands after the node. The right
+    /// side of `&&` and `||` is only walked over when the left one decides:
+    /// no test can fail on a string, so skipping it changes nothing but
+    /// the work (for `grep`'s `-rn`, `!a.startsWith('-')` spares the eight
+    /// lowercase suffix tests).
     fn node(&mut self, depth: usize) -> Option<bool> {
         if depth >= MAX_DEPTH {
             return None;
         }
         match self.byte()? {
-            AND => {
+            op @ (AND | OR) => {
                 let a = self.node(depth + 1)?;
-                let b = self.node(depth + 1)?;
-                Some(a && b)
-            }
-            OR => {
-                let a = self.node(depth + 1)?;
-                let b = self.node(depth + 1)?;
-                Some(a || b)
+                if a == (op == OR) {
+                    self.skip(depth + 1)?;
+                    return Some(a);
+                }
+                self.node(depth + 1)
             }
             NOT => self.node(depth + 1).map(|a| !a),
             TEST => {
@@ -416,6 +453,31 @@ impl<'a> Run<'a> {
                 let literal = self.bytes()?;
                 let subject: &str = if lowered { self.lower } else { self.s };
                 op.answer(subject, literal)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Walks over the node at `at` without evaluating it, checking its
+    /// shape; `None` when it is damaged.
+    fn skip(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        match self.byte()? {
+            AND | OR => {
+                self.skip(depth + 1)?;
+                self.skip(depth + 1)
+            }
+            NOT => self.skip(depth + 1),
+            TEST => {
+                Op::from_byte(self.byte()?)?;
+                if self.byte()? > 1 {
+                    return None;
+                }
+                self.bytes().map(|_| ())
             }
             _ => None,
         }

@@ -42,6 +42,10 @@ pub const STRINGS_ONLY_WITH: &str = "@strings_only_with";
 /// The chain of `filter`s and `map`s over a list of strings, natively.
 pub const MAP_STRINGS: &str = "@map_strings";
 
+mod quantifier;
+pub(super) use quantifier::{all_mapped, exists_mapped, rewrite as rewrite_quantifier};
+pub use quantifier::{ALL_MAPPED, EXISTS_MAPPED};
+
 /// The only variable a function may read besides the loop's.
 const ROOT: &str = "project_root";
 
@@ -144,8 +148,10 @@ fn chain_start(range: &IdedExpr) -> Option<(IdedExpr, Vec<u8>, bool)> {
 //
 // Stages one after the other: FILTER_STAGE and a predicate node of
 // [`super`], or MAP_STAGE and a function node. A function node is VAR |
-// LOWER f | NORMALIZED f | SUBSTRING n f (n a little-endian u32) |
-// CHOICE p f f' (p a predicate node).
+// LITERAL s | LOWER f | NORMALIZED f | NORMALIZED_AT s f | SUBSTRING n f
+// | CHOICE p f f', where `p` is a predicate node, `n` a little-endian u32
+// and `s` a u32 length and that many bytes of UTF-8 (a string literal;
+// for NORMALIZED_AT the root).
 
 const FILTER_STAGE: u8 = 16;
 const MAP_STAGE: u8 = 17;
@@ -154,6 +160,8 @@ const LOWER: u8 = 33;
 const NORMALIZED: u8 = 34;
 const SUBSTRING: u8 = 35;
 const CHOICE: u8 = 36;
+const LITERAL: u8 = 37;
+const NORMALIZED_AT: u8 = 38;
 
 /// Appends the function node of `f` over `var`; whether it reads the
 /// root. `None` when `f` is not of the shapes above.
@@ -167,6 +175,11 @@ fn compile_function(f: &IdedExpr, var: &str, out: &mut Vec<u8>, depth: usize) ->
             out.push(VAR);
             Some(false)
         }
+        Expr::Literal(LiteralValue::String(s)) => {
+            out.push(LITERAL);
+            super::push_bytes(out, s.inner().as_bytes())?;
+            Some(false)
+        }
         Expr::Call(c) => match (c.func_name.as_str(), c.target.as_deref(), c.args.as_slice()) {
             ("lowerAscii", Some(target), []) => {
                 out.push(LOWER);
@@ -178,6 +191,14 @@ fn compile_function(f: &IdedExpr, var: &str, out: &mut Vec<u8>, depth: usize) ->
                 out.push(NORMALIZED);
                 compile_function(target, var, out, depth + 1)?;
                 Some(true)
+            }
+            ("normalizedPath", Some(target), [root]) => {
+                let Expr::Literal(LiteralValue::String(root)) = &root.expr else {
+                    return None;
+                };
+                out.push(NORMALIZED_AT);
+                super::push_bytes(out, root.inner().as_bytes())?;
+                compile_function(target, var, out, depth + 1)
             }
             (operators::CONDITIONAL, None, [test, then, otherwise]) => {
                 out.push(CHOICE);
@@ -253,11 +274,22 @@ struct Apply<'a> {
     lower: &'a mut String,
 }
 
-impl Apply<'_> {
+impl<'a> Apply<'a> {
     fn byte(&mut self) -> Option<u8> {
         let b = *self.program.get(self.at)?;
         self.at += 1;
         Some(b)
+    }
+
+    /// The string field here (a literal or a root).
+    fn text(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(super::read_bytes(self.program, &mut self.at)?).ok()
+    }
+
+    /// `text.normalizedPath(root)`, with `$HOME` as the call first read it.
+    fn normalized(&mut self, text: &str, root: &str) -> String {
+        let home = self.home.get_or_insert_with(crate::paths::home_dir);
+        crate::paths::normalize(text, root, home.as_deref())
     }
 
     /// Whether the predicate node here holds for `v`.
@@ -288,11 +320,27 @@ impl Apply<'_> {
                 text.make_ascii_lowercase();
                 text
             }
+            LITERAL => {
+                let text = self.text()?;
+                if apply {
+                    text.to_string()
+                } else {
+                    String::new()
+                }
+            }
             NORMALIZED => {
                 let text = self.value(v, apply, depth + 1)?;
                 if apply {
-                    let home = self.home.get_or_insert_with(crate::paths::home_dir);
-                    crate::paths::normalize(&text, self.root, home.as_deref())
+                    self.normalized(&text, self.root)
+                } else {
+                    text
+                }
+            }
+            NORMALIZED_AT => {
+                let root = self.text()?;
+                let text = self.value(v, apply, depth + 1)?;
+                if apply {
+                    self.normalized(&text, root)
                 } else {
                     text
                 }

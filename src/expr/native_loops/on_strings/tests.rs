@@ -440,6 +440,8 @@ fn maps_over_strings_become_native_and_answer_as_written() {
         ("args.map(a, a.startsWith('if=é') ? a.substring(4) : a.lowerAscii()).filter(b, b == '')", Ok(json!([""]))),
         ("args.map(a, a.endsWith('x') ? a : 'no')", Ok(json!(["no", "if=/x", "no", "no", "no", "no", "no"]))),
         ("none.map(a, a.normalizedPath(project_root))", Ok(json!([]))),
+        ("args.filter(a, a.startsWith('src')).map(a, a.normalizedPath('/r/'))", Ok(json!(["/r/.env"]))),
+        ("args.map(a, '/x/../y'.normalizedPath(a))", Ok(json!(["/y", "/y", "/y", "/y", "/y", "/y", "/y"]))),
         ("args.filter(a, a.startsWith('if=')).map(a, a.startsWith('if=') ? a.substring(3) : a).join(',')", Ok(json!("/x,,é"))),
         ("args.filter(a, a.contains('.')).map(a, a.normalizedPath(project_root).lowerAscii())", Ok(json!(["/p/.env", "/h/.ssh/id_rsa", "/p/a"]))),
         // Not lists of strings: as written, errors included.
@@ -481,10 +483,9 @@ fn maps_over_strings_become_native_and_answer_as_written() {
         "args.map(a, a.startsWith('if') ? a.substring(3) : a)",
         "args.map(a, a.startsWith('if=') ? a.substring(-1) : a)",
         "args.map(a, a.lowerAscii().startsWith('if=') ? a.substring(3) : a)",
-        "args.map(a, a.normalizedPath('/'))",
         "args.map(a, a.normalizedPath(x))",
+        "args.map(a, a.normalizedPath(a))",
         "args.map(a, a + 'x')",
-        "args.map(a, a.endsWith('x') ? a : 'no')",
         "args.map(a, b)",
         "args.map(a, a.startsWith('-'), a)",
         "['a'].map(a, a.lowerAscii())",
@@ -509,6 +510,11 @@ fn function() -> impl Strategy<Value = String> {
             inner
                 .clone()
                 .prop_map(|f| format!("{f}.normalizedPath(project_root)")),
+            (
+                inner.clone(),
+                prop::sample::select(vec!["/", "", "/q/../r", "~"])
+            )
+                .prop_map(|(f, root)| format!("{f}.normalizedPath({})", cel_string(root))),
             (atom(), inner.clone(), inner.clone())
                 .prop_map(|(p, a, b)| format!("({p} ? {a} : {b})")),
             (pool(), 0..5i64, inner.clone()).prop_map(|(s, n, b)| format!(
@@ -592,6 +598,167 @@ fn a_damaged_map_program_is_an_error_not_a_panic() {
     let at = far.iter().position(|b| *b == 35).expect("a substring");
     far[at + 1] = 200;
     damaged.push(far);
+    for program in damaged {
+        let got = eval(&with(program.clone()), &p);
+        assert!(
+            matches!(&got, Err(e) if e.0.contains("damaged string program")),
+            "{program:?}: {got:?}"
+        );
+    }
+}
+
+// ---- quantifiers over chains -------------------------------------------------
+
+/// How many quantifiers over chains were made native.
+fn native_quantifiers(expr: &IdedExpr) -> usize {
+    let mut n = 0;
+    crate::expr::ast::visit(expr, &mut |node| {
+        if matches!(&node.expr, Expr::Call(c) if c.func_name == EXISTS_MAPPED || c.func_name == ALL_MAPPED)
+        {
+            n += 1;
+        }
+    });
+    n
+}
+
+#[test]
+fn quantifiers_over_chains_become_native_and_answer_as_written() {
+    let p = json!({
+        "args": ["-n", "if=~/.npmrc", "src/../.env", "~/.NPMRC", "/h/x"],
+        "plain": ["a", "B"], "none": [], "mixed": ["a", 1], "m": {"~/.npmrc": 1}, "s": "abc",
+    });
+    let npmrc = "p.normalizedPath(project_root).lowerAscii() == '~/.npmrc'.normalizedPath('/').lowerAscii()";
+    let chain =
+        "args.filter(a, !a.startsWith('-')).map(a, a.startsWith('if=') ? a.substring(3) : a)";
+    let cases: Vec<(String, Result<Json, ()>)> = vec![
+        (format!("{chain}.exists(p, {npmrc})"), Ok(json!(true))),
+        (format!("{chain}.all(p, {npmrc})"), Ok(json!(false))),
+        (format!("{chain}.exists(p, p == 'src/../.env')"), Ok(json!(true))),
+        (format!("{chain}.exists(p, p.normalizedPath(project_root) != '/p/.env')"), Ok(json!(true))),
+        (format!("{chain}.all(p, p.normalizedPath(project_root) != '/p/.env')"), Ok(json!(false))),
+        (format!("args.exists(p, {npmrc})"), Ok(json!(true))),
+        (format!("plain.exists(p, {npmrc})"), Ok(json!(false))),
+        (format!("none.all(p, {npmrc})"), Ok(json!(true))),
+        ("plain.exists(p, p.lowerAscii() == 'B'.lowerAscii())".to_string(), Ok(json!(true))),
+        ("plain.all(p, 'x' == 'x')".to_string(), Ok(json!(true))),
+        // Not lists of strings, or the root not a string: as written.
+        (format!("mixed.exists(p, {npmrc})"), Err(())),
+        (format!("m.exists(p, {npmrc})"), Ok(json!(true))),
+        (format!("s.exists(p, {npmrc})"), Err(())),
+        (format!("missing.exists(p, {npmrc})"), Err(())),
+        (format!("[1].exists(project_root, {chain}.exists(p, {npmrc}))"), Err(())),
+        (format!("['/'].exists(project_root, {chain}.exists(p, p.normalizedPath(project_root) == '/.env'))"), Ok(json!(true))),
+    ];
+    for (source, want) in &cases {
+        let got = same(source, &p);
+        match want {
+            Ok(v) => assert_eq!(got.as_ref(), Ok(v), "{source}"),
+            Err(()) => assert!(got.is_err(), "{source}: {got:?}"),
+        }
+    }
+    let (_, r) = both(&format!("{chain}.exists(p, {npmrc})"));
+    assert_eq!(native_quantifiers(&r), 1);
+    for source in [
+        "args.exists(p, p.normalizedPath(x) == 'a')",
+        "args.exists(p, p + 'x' == 'a')",
+        "args.exists(p, size(p) == 1)",
+        "args.exists(p, p.normalizedPath(project_root).matches('a'))",
+        "[1, 2].map(x, 'a').exists(p, p == 'a')",
+    ] {
+        let (_, r) = both(source);
+        assert_eq!(native_quantifiers(&r), 0, "{source}");
+    }
+}
+
+/// A function of nothing but literals.
+fn constant() -> impl Strategy<Value = String> {
+    let leaf = prop::sample::select(vec!["~/.npmrc", "~", "~u/x", "/p/a", "A/../b", "", "é"])
+        .prop_map(cel_string);
+    leaf.prop_recursive(2, 4, 1, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|f| format!("{f}.lowerAscii()")),
+            (
+                inner.clone(),
+                prop::sample::select(vec!["'/'", "'/r/'", "project_root"])
+            )
+                .prop_map(|(f, root)| format!("{f}.normalizedPath({root})")),
+        ]
+    })
+}
+
+/// The test of a quantifier: a predicate, or strings compared.
+fn quantified_test() -> impl Strategy<Value = String> {
+    let side = prop_oneof![2 => function(), 1 => constant()];
+    prop_oneof![
+        1 => predicate(),
+        3 => (side.clone(), prop::sample::select(vec!["==", "!="]), side)
+            .prop_map(|(f, op, g)| format!("{f} {op} {g}")),
+    ]
+}
+
+fn quantifier_context() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "RC.exists(v, T)",
+        "RC.all(v, T)",
+        "!RC.exists(v, T)",
+        "R.exists(v, T)",
+        "R.all(v, T)",
+        "[1].exists(project_root, RC.exists(v, T))",
+        "['/q/'].all(project_root, R.all(v, T))",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn native_and_written_quantifiers_agree(
+        (range, payload) in range(),
+        chain in chain(),
+        test in quantified_test(),
+        shape in quantifier_context(),
+    ) {
+        let source = shape.replace('R', &range).replace('C', &chain).replace('T', &test);
+        let (folded, rewritten) = both(&source);
+        prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
+    }
+}
+
+#[test]
+fn a_damaged_quantifier_test_is_an_error_not_a_panic() {
+    let (_, good) = both(
+        "l.exists(p, p.normalizedPath(project_root).lowerAscii() == '~/.x'.normalizedPath('/'))",
+    );
+    let test_of = |e: &IdedExpr| -> Vec<u8> {
+        let Expr::Call(c) = &e.expr else { panic!() };
+        let Expr::Call(native) = &c.args[1].expr else {
+            panic!()
+        };
+        assert_eq!(native.func_name, EXISTS_MAPPED);
+        let Expr::Literal(LiteralValue::Bytes(program)) = &native.args[2].expr else {
+            panic!()
+        };
+        program.inner().to_vec()
+    };
+    let with = |program: Vec<u8>| {
+        let mut e = good.clone();
+        let Expr::Call(c) = &mut e.expr else { panic!() };
+        let Expr::Call(native) = &mut c.args[1].expr else {
+            panic!()
+        };
+        native.args[2].expr = Expr::Literal(LiteralValue::Bytes(CelBytes::from(program)));
+        e
+    };
+    let program = test_of(&good);
+    let p = json!({"l": ["a", "/p/a"]});
+    assert_eq!(eval(&with(program.clone()), &p), Ok(json!(false)));
+    let mut damaged = vec![Vec::new(), vec![9], vec![49], vec![49, 0, 33, 33]];
+    for cut in 1..program.len() {
+        damaged.push(program[..cut].to_vec());
+    }
+    let mut longer = program.clone();
+    longer.push(32);
+    damaged.push(longer);
     for program in damaged {
         let got = eval(&with(program.clone()), &p);
         assert!(
