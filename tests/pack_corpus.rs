@@ -220,22 +220,22 @@ fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
     let mut report = Report::new("secret_paths.tsv");
     for case in &cases {
         let (expect, path) = (case.field(0), case.field(1));
-        // Which of the four checks (read, write, tool gate, `cat`) refuse,
-        // and the rule that refuses the write. The SSH client's own files
-        // may be read, not written; the tool gate cannot tell the two apart.
+        // Which of the five checks (read, write, the tool gate for a reading
+        // and a writing tool, `cat`) refuse, and the rule that refuses the
+        // write. The SSH client's own files may be read, not written.
         let (refused, write_rule) = match expect {
-            "secret" => ([true; 4], "file-secrets.credential-file"),
+            "secret" => ([true; 5], "file-secrets.credential-file"),
             "client" => (
-                [false, true, true, false],
+                [false, true, false, true, false],
                 "file-secrets.ssh-client-file-write",
             ),
-            "allow" => ([false; 4], "file-secrets.credential-file"),
+            "allow" => ([false; 5], "file-secrets.credential-file"),
             other => {
                 report.record(case, vec![format!("unknown label `{other}`")]);
                 continue;
             }
         };
-        let checks: [(&str, &CompiledPolicy, &str, Value); 4] = [
+        let checks: [(&str, &CompiledPolicy, &str, Value); 5] = [
             (
                 "pre_file_read",
                 &read_policy,
@@ -253,6 +253,12 @@ fn secret_paths_are_refused_by_file_tools_the_tool_gate_and_the_shell_alike() {
                 &tool_policy,
                 "file-secrets.credential-file-tool",
                 json!({"tool_name": "file_head", "arguments": {"path": path}}),
+            ),
+            (
+                "pre_tool",
+                &tool_policy,
+                "file-secrets.credential-file-tool",
+                json!({"tool_name": "write_file", "arguments": {"path": path, "content": "x"}}),
             ),
             (
                 "pre_shell_exec",
