@@ -776,9 +776,13 @@ pub fn basename(path: &str) -> &str {
 /// The name rules know a program by: its last path component in lower case
 /// (macOS and Windows file systems ignore case: `GIT` and `/usr/bin/Git`
 /// run git there), without a `.exe` suffix (Git Bash on Windows runs
-/// `rm.exe -rf ~` and `git.exe reset --hard` as `rm` and `git`).
+/// `rm.exe -rf ~` and `git.exe reset --hard` as `rm` and `git`), and after
+/// the last `\` as well as `/` (a quoted `"C:\Program Files\Git\bin\git.exe"`
+/// keeps its backslashes, and Git Bash runs it).
 pub fn program_name(path: &str) -> String {
-    let mut name = basename(path).to_ascii_lowercase();
+    let last = basename(path);
+    let last = last.rsplit('\\').find(|c| !c.is_empty()).unwrap_or(last);
+    let mut name = last.to_ascii_lowercase();
     if name.len() > ".exe".len() && name.ends_with(".exe") {
         name.truncate(name.len() - ".exe".len());
     }
@@ -1393,6 +1397,8 @@ mod tests {
         assert_eq!(program_name("/usr/bin/RM"), "rm");
         assert_eq!(program_name("C:/Program Files/Git/bin/git.exe"), "git");
         assert_eq!(program_name("rm.EXE"), "rm");
+        assert_eq!(program_name(r"C:\Program Files\Git\bin\git.exe"), "git");
+        assert_eq!(program_name(r"C:\Windows\System32\cmd.exe"), "cmd");
         assert_eq!(program_name(".exe"), ".exe");
         assert_eq!(program_name("exe"), "exe");
     }
