@@ -221,10 +221,9 @@ fn find_may_write(args: &[String]) -> bool {
     ];
     args.iter().enumerate().any(|(i, a)| match a.as_str() {
         "-delete" => true,
-        "-exec" | "-execdir" | "-ok" | "-okdir" => args.get(i + 1).map_or(true, |program| {
-            let name = program.rsplit('/').next().unwrap_or(program);
-            !READERS.contains(&name)
-        }),
+        "-exec" | "-execdir" | "-ok" | "-okdir" => args
+            .get(i + 1)
+            .is_none_or(|program| !READERS.contains(&shell::program_name(program).as_str())),
         _ => false,
     })
 }

@@ -57,6 +57,7 @@ pub use targets::{
     resolve as resolve_target, resolve_all as resolve_target_all, ResolvedTarget, Target,
     TargetClass,
 };
+pub use wrappers::program_name;
 
 /// Longest command line analysed; longer lines are refused as [`OpaqueKind::TooComplex`].
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;

@@ -172,15 +172,7 @@ pub fn osascript(args: &[Word], launch: &mut Launch) {
             let Some(string) = rest.strip_prefix('"') else {
                 continue;
             };
-            let mut code = String::new();
-            let mut chars = string.chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '"' => break,
-                    '\\' => code.extend(chars.next()),
-                    c => code.push(c),
-                }
-            }
+            let code = super::inline::double_quoted_body(string);
             script(launch, word, &code, "osascript do shell script");
         }
     }

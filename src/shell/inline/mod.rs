@@ -877,6 +877,22 @@ fn sed_options(args: &[Word]) -> (Source, &'static str) {
 #[cfg(test)]
 mod tests;
 
+/// The text of a double-quoted string whose opening `"` is already read,
+/// up to its closing `"`, with `\\x` read as `x`: the string syntax awk and
+/// AppleScript share.
+pub(super) fn double_quoted_body(after_quote: &str) -> String {
+    let mut body = String::new();
+    let mut chars = after_quote.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => body.extend(chars.next()),
+            c => body.push(c),
+        }
+    }
+    body
+}
+
 /// The string files an awk program reads with `getline < "f"` or
 /// `getline var < "f"`.
 fn awk_input_files(program: &str) -> Vec<String> {
@@ -893,16 +909,7 @@ fn awk_input_files(program: &str) -> Vec<String> {
         let Some(string) = rest.trim_start().strip_prefix('"') else {
             continue;
         };
-        let mut file = String::new();
-        let mut chars = string.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => break,
-                '\\' => file.extend(chars.next()),
-                c => file.push(c),
-            }
-        }
-        out.push(file);
+        out.push(double_quoted_body(string));
     }
     out
 }

@@ -52,6 +52,19 @@ const ROOT: &str = "project_root";
 // ---- the rewrite -----------------------------------------------------------
 
 /// The guarded native form of the `map` `c` (node `id`), when it qualifies.
+/// The project root a rewritten call passes its native code: the `ROOT`
+/// variable when the code reads it, an empty string otherwise.
+pub(super) fn root_argument(id: u64, reads_root: bool) -> IdedExpr {
+    IdedExpr {
+        id: fresh_id(id, 1),
+        expr: if reads_root {
+            Expr::Ident(ROOT.to_string())
+        } else {
+            Expr::Literal(LiteralValue::String(String::new().into()))
+        },
+    }
+}
+
 pub(super) fn rewrite(c: &ComprehensionExpr, id: u64) -> Option<Expr> {
     let function = map_function(c)?;
     let (base, mut stages, mut reads_root) = chain_start(&c.iter_range)?;
@@ -59,14 +72,7 @@ pub(super) fn rewrite(c: &ComprehensionExpr, id: u64) -> Option<Expr> {
     reads_root |= compile_function(function, &c.iter_var, &mut stages, 0)?;
     // The root and the base appear twice; ids only tie nodes to source
     // positions, which rewritten trees are never asked for.
-    let root = || IdedExpr {
-        id: fresh_id(id, 1),
-        expr: if reads_root {
-            Expr::Ident(ROOT.to_string())
-        } else {
-            Expr::Literal(LiteralValue::String(String::new().into()))
-        },
-    };
+    let root = || root_argument(id, reads_root);
     let guard = IdedExpr {
         id: fresh_id(id, 1),
         expr: call(STRINGS_ONLY_WITH, vec![base.clone(), root()]),

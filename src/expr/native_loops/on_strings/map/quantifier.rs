@@ -24,7 +24,7 @@
 //! element the stages keep passes the test. A side that does not mention
 //! `v` is computed once per call: it is the same string for every element.
 
-use super::{chain_start, compile_function, through, Apply, ROOT};
+use super::{chain_start, compile_function, through, Apply};
 use crate::expr::native_loops::on_strings::{answer, compile, Run};
 use crate::expr::native_loops::{call, fresh_id, Quantifier};
 use cel::common::ast::{operators, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
@@ -50,14 +50,7 @@ pub(in crate::expr::native_loops) fn rewrite(
     let (base, stages, mut reads_root) = chain_start(&c.iter_range)?;
     let mut program = Vec::new();
     reads_root |= compile_test(test, &c.iter_var, &mut program)?;
-    let root = || IdedExpr {
-        id: fresh_id(id, 1),
-        expr: if reads_root {
-            Expr::Ident(ROOT.to_string())
-        } else {
-            Expr::Literal(LiteralValue::String(String::new().into()))
-        },
-    };
+    let root = || super::root_argument(id, reads_root);
     let bytes = |n: u64, b: Vec<u8>| IdedExpr {
         id: fresh_id(id, n),
         expr: Expr::Literal(LiteralValue::Bytes(CelBytes::from(b))),
