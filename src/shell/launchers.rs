@@ -120,7 +120,11 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
         "sqlite3" => super::tool_launchers::sqlite(args, &mut launch),
-        "docker" | "docker-compose" | "podman" | "nerdctl" | "kubectl" | "oc" => {
+        "docker" | "podman" | "nerdctl" => {
+            super::tool_launchers::container_exec(program, args, &mut launch);
+            super::container_run::container_run(program, args, &mut launch);
+        }
+        "docker-compose" | "kubectl" | "oc" => {
             super::tool_launchers::container_exec(program, args, &mut launch)
         }
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),

@@ -35,6 +35,7 @@ mod analyzer;
 mod ansi_c;
 mod assigned;
 mod config_commands;
+mod container_run;
 mod cwd;
 mod flags;
 mod inline;
