@@ -12,6 +12,8 @@
 //! environment handed over with `--env-file .env` or `-e` reaches the
 //! command, so a command that prints it (`env`, a shell) is followed too.
 //!
+//! `docker cp` is a `cp` as far as the host side goes.
+//!
 //! Commands that name no mount and get no environment are left alone: what
 //! they do stays in the container. Where the options cannot be read for
 //! sure (an option this module does not know, written without `=`), the
@@ -40,11 +42,15 @@ struct RunOptions {
     image_if_unknown_took_a_value: Option<usize>,
 }
 
-/// Follows `docker run ...` / `docker container run ...` (podman, nerdctl).
+/// Follows `docker run ...` / `docker container run ...` (podman, nerdctl),
+/// and `docker cp`.
 pub fn container_run(program: &str, args: &[Word], launch: &mut Launch) {
-    let Some(run) = run_subcommand(args) else {
+    let Some(run) = subcommand(args, &["run", "cp"]) else {
         return;
     };
+    if args[run].text == "cp" {
+        return copy(program, &args[run + 1..], launch);
+    }
     let rest = &args[run + 1..];
     let options = read_options(rest);
     for image in [options.image, options.image_if_unknown_took_a_value]
@@ -58,16 +64,41 @@ pub fn container_run(program: &str, args: &[Word], launch: &mut Launch) {
     }
 }
 
-/// The position of `run` when it is the subcommand: only the program's own
-/// options (and docker's `container` group) come before it.
-fn run_subcommand(args: &[Word]) -> Option<usize> {
+/// `docker cp SOURCE DEST`: one side is `CONTAINER:PATH`, the other the
+/// host's, so it is a `cp` on the host as far as the host path goes (`docker
+/// cp ~/.ssh/id_rsa web:/tmp` copies the key out; `docker cp web:/x
+/// ~/.bashrc` writes over a startup file). The container side stays a name
+/// in the current directory, which no rule about host paths matches.
+fn copy(program: &str, args: &[Word], launch: &mut Launch) {
+    let operands: Vec<Word> = args
+        .iter()
+        .filter(|w| !(w.text.starts_with('-') && w.text.len() > 1))
+        .cloned()
+        .collect();
+    if operands.len() != 2 {
+        return;
+    }
+    let mut words = vec![Word::literal("cp")];
+    words.extend(operands);
+    launch.nested.push(Nested::Argv {
+        words,
+        via: format!("{program} cp"),
+        call: None,
+        appended: false,
+        fill: Vec::new(),
+    });
+}
+
+/// The position of the subcommand when it is one of `names`: only the
+/// program's own options (and docker's `container` group) come before it.
+fn subcommand(args: &[Word], names: &[&str]) -> Option<usize> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let text = w.text.as_str();
         if !w.literal {
             return None;
         }
-        if text == "run" {
+        if names.contains(&text) {
             return Some(i);
         }
         if text.starts_with('-') {
@@ -647,6 +678,18 @@ mod tests {
                 "docker run: alpine cat ~/.ssh/id_rsa",
                 "docker run: cat ~/.ssh/id_rsa"
             ]
+        );
+    }
+
+    #[test]
+    fn a_copy_is_a_copy_on_the_host_side() {
+        assert_eq!(
+            followed("docker", "cp -L ~/.ssh/id_rsa web:/tmp/"),
+            ["docker cp: cp ~/.ssh/id_rsa web:/tmp/"]
+        );
+        assert_eq!(
+            followed("podman", "container cp web:/x ~/.bashrc"),
+            ["podman cp: cp web:/x ~/.bashrc"]
         );
     }
 
