@@ -160,7 +160,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "export" | "declare" | "typeset" | "readonly" | "local" => {
             super::config_commands::exported(args, &mut launch)
         }
-        _ => super::inline::inspect(program, args, input, &mut launch),
+        _ => {
+            super::stream_programs::inspect(program, args, &mut launch);
+            super::inline::inspect(program, args, input, &mut launch)
+        }
     }
     launch
 }

@@ -43,6 +43,7 @@ mod launchers;
 mod long_options;
 mod simple;
 mod split;
+mod stream_programs;
 mod syntax;
 mod targets;
 mod tool_launchers;
