@@ -145,6 +145,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
             super::tool_launchers::sql_client(program, args, &mut launch)
         }
         "osascript" => super::tool_launchers::osascript(args, &mut launch),
+        "cmd" => super::cmd_exe::cmd(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),

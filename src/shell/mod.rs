@@ -34,6 +34,7 @@
 mod analyzer;
 mod ansi_c;
 mod assigned;
+mod cmd_exe;
 mod config_commands;
 mod container_run;
 mod cwd;
