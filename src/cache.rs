@@ -610,7 +610,7 @@ fn prune_entries(dir: &Path, hook: &str, keep: usize) {
         }
     }
     if kept.len() > keep {
-        kept.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        kept.sort_unstable_by_key(|(written, _)| std::cmp::Reverse(*written));
         for (_, path) in kept.drain(keep..) {
             let _ = std::fs::remove_file(path);
         }

@@ -39,14 +39,17 @@ fn ctx(root: &str) -> DecideContext<'_> {
     }
 }
 
-/// chibi's reply (JSON text and stderr lines) to `payload`, every rule
-/// evaluated or stopping at a final deny; and how many rules each traced.
+/// chibi's reply: its JSON text and its stderr lines.
+type Reply = (String, Vec<String>);
+
+/// chibi's reply to `payload`, every rule evaluated or stopping at a final
+/// deny; and how many rules each traced.
 fn replies(
     policy: &CompiledPolicy,
     hook: &str,
     payload: &Value,
     root: &str,
-) -> ((String, Vec<String>), (String, Vec<String>), usize, usize) {
+) -> (Reply, Reply, usize, usize) {
     let hp = hook_policy::catalogue::hook(hook).unwrap();
     let full = decide(policy, hook, payload, ctx(root));
     let stopped = decide_for_reply(policy, hook, payload, ctx(root));
@@ -347,7 +350,7 @@ fn claude_code_calls() -> Vec<(&'static str, Value)> {
 
 #[test]
 fn a_coding_agent_call_without_a_log_decides_alike_when_it_stops() {
-    use hook_policy::adapters::tool_call::{decide_call, PolicySource};
+    use hook_policy::adapters::tool_call::{decide_call, PolicySource, ToolCall};
     use hook_policy::catalogue::tools::Harness;
     let dir = TempDir::new("final-deny-agents");
     let prepared = std::sync::Arc::new(Prepared::Ready(shipped_with_every_pack(&dir)));
@@ -366,12 +369,14 @@ fn a_coding_agent_call_without_a_log_decides_alike_when_it_stops() {
         let decide = |source: &mut PolicySource| {
             let d = decide_call(
                 source,
-                Harness::ClaudeCode,
-                tool,
-                &args,
-                &event,
-                false,
-                "default",
+                &ToolCall {
+                    harness: Harness::ClaudeCode,
+                    tool,
+                    arguments: &args,
+                    native_payload: &event,
+                    approval: false,
+                    context_name: "default",
+                },
                 ctx,
             );
             let matched = d.matched.len();

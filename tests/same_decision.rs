@@ -14,7 +14,7 @@ use hook_policy::adapters::cursor::Cursor;
 use hook_policy::adapters::hook_command::{Answer, Protocol};
 use hook_policy::adapters::kiro::Kiro;
 use hook_policy::adapters::opencode::OpenCode;
-use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, Verdict};
+use hook_policy::adapters::tool_call::{decide_call, Harness, PolicySource, ToolCall, Verdict};
 use hook_policy::adapters::windsurf::Windsurf;
 use hook_policy::engine::{self, Prepared};
 use hook_policy::eval::DecideContext;
@@ -335,12 +335,14 @@ fn every_adapter_decides_the_shipped_cases_like_chibi() {
             };
             let d = decide_call(
                 &mut source,
-                harness,
-                tool,
-                &args,
-                &native,
-                false,
-                "coding",
+                &ToolCall {
+                    harness,
+                    tool,
+                    arguments: &args,
+                    native_payload: &native,
+                    approval: false,
+                    context_name: "coding",
+                },
                 ctx,
             );
             let denies = matches!(d.verdict, Verdict::Deny(_));
@@ -455,12 +457,14 @@ fn pre_tool_sees_every_shell_tool_in_canonical_terms() {
         let args = json!({"command": "sleep 1000"});
         let d = decide_call(
             &mut PolicySource::compiled(prepared.clone()),
-            harness,
-            tool,
-            &args,
-            &json!({}),
-            false,
-            "coding",
+            &ToolCall {
+                harness,
+                tool,
+                arguments: &args,
+                native_payload: &json!({}),
+                approval: false,
+                context_name: "coding",
+            },
             ctx,
         );
         assert!(
@@ -477,12 +481,14 @@ fn pre_tool_sees_every_shell_tool_in_canonical_terms() {
     };
     let d = decide_call(
         &mut PolicySource::compiled(prepared),
-        Harness::ClaudeCode,
-        "Bash",
-        &json!({"command": "make", "timeout": 600_000}),
-        &json!({}),
-        false,
-        "coding",
+        &ToolCall {
+            harness: Harness::ClaudeCode,
+            tool: "Bash",
+            arguments: &json!({"command": "make", "timeout": 600_000}),
+            native_payload: &json!({}),
+            approval: false,
+            context_name: "coding",
+        },
         ctx,
     );
     assert_eq!(

@@ -121,12 +121,14 @@ impl Protocol for Cline {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::Cline,
-            &tool,
-            &args,
-            &native,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::Cline,
+                tool: &tool,
+                arguments: &args,
+                native_payload: &native,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         hook_command::render::<Cline>(d)

@@ -289,7 +289,18 @@ fn tool_use(
         project_root: &root,
         home,
     };
-    let d = tool_call::decide_call(source, harness, tool, args, event, false, context_name, ctx);
+    let d = tool_call::decide_call(
+        source,
+        &tool_call::ToolCall {
+            harness,
+            tool,
+            arguments: args,
+            native_payload: event,
+            approval: false,
+            context_name,
+        },
+        ctx,
+    );
     // Claude Code in bypassPermissions mode runs a call a hook asks about
     // without asking (anthropics/claude-code#77212): there an ask denies.
     let mode = event.get("permission_mode").and_then(Json::as_str);

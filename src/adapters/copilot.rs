@@ -125,12 +125,14 @@ impl Protocol for Copilot {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::Copilot,
-            tool,
-            &args,
-            &native,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::Copilot,
+                tool,
+                arguments: &args,
+                native_payload: &native,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         hook_command::render::<Copilot>(d)

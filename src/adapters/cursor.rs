@@ -143,12 +143,14 @@ impl Protocol for Cursor {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::Cursor,
-            &tool,
-            &args,
-            &native,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::Cursor,
+                tool: &tool,
+                arguments: &args,
+                native_payload: &native,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         let mut answer = hook_command::render::<Cursor>(d);

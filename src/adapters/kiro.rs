@@ -99,12 +99,14 @@ impl Protocol for Kiro {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::Kiro,
-            tool,
-            &args,
-            &native,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::Kiro,
+                tool,
+                arguments: &args,
+                native_payload: &native,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         hook_command::render::<Kiro>(d)

@@ -104,12 +104,14 @@ impl Protocol for OpenCode {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::OpenCode,
-            tool,
-            &args,
-            &native,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::OpenCode,
+                tool,
+                arguments: &args,
+                native_payload: &native,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         hook_command::render::<OpenCode>(d)

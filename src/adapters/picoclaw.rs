@@ -721,12 +721,14 @@ fn tool(live: &LivePolicy, params: &Json, approval: bool, sc: &ServeContext) -> 
     let context = sc.context_of(params);
     let d = tool_call::decide_call(
         &mut source,
-        Harness::PicoClaw,
-        name,
-        args,
-        params,
-        approval,
-        context,
+        &tool_call::ToolCall {
+            harness: Harness::PicoClaw,
+            tool: name,
+            arguments: args,
+            native_payload: params,
+            approval,
+            context_name: context,
+        },
         sc.decide_context(),
     );
     for n in &d.notes {

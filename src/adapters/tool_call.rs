@@ -844,48 +844,47 @@ fn offered_for(
     out
 }
 
-/// Decides one tool call. `approval` selects PicoClaw's approve_tool as the
-/// native event instead of before_tool; `context_name` is what
-/// `pre_api_tools` rules see as the context (chibi's named contexts have no
-/// equivalent elsewhere; see the adapters).
-#[allow(clippy::too_many_arguments)]
+/// One tool call as a harness sent it.
+#[derive(Clone, Copy)]
+pub struct ToolCall<'a> {
+    pub harness: Harness,
+    /// The tool's name in the harness's own terms.
+    pub tool: &'a str,
+    /// The call's arguments (anything but an object counts as none).
+    pub arguments: &'a Json,
+    /// The harness's whole event, for what the native hook sees.
+    pub native_payload: &'a Json,
+    /// PicoClaw's approve_tool is the native event instead of before_tool.
+    pub approval: bool,
+    /// What `pre_api_tools` rules see as the context (chibi's named
+    /// contexts have no equivalent elsewhere; see the adapters).
+    pub context_name: &'a str,
+}
+
+/// Decides one tool call.
 pub fn decide_call(
     source: &mut PolicySource,
-    harness: Harness,
-    tool: &str,
-    arguments: &Json,
-    native_payload: &Json,
-    approval: bool,
-    context_name: &str,
+    call: &ToolCall<'_>,
     ctx: DecideContext<'_>,
 ) -> CallDecision {
     // A fetch's URL is classified for its payload and again by the rules'
     // URL matchers: once is enough (url_class::one_call).
-    crate::url_class::one_call::one_call(|| {
-        decide_one_call(
-            source,
-            harness,
-            tool,
-            arguments,
-            native_payload,
-            approval,
-            context_name,
-            ctx,
-        )
-    })
+    crate::url_class::one_call::one_call(|| decide_one_call(source, call, ctx))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn decide_one_call(
     source: &mut PolicySource,
-    harness: Harness,
-    tool: &str,
-    arguments: &Json,
-    native_payload: &Json,
-    approval: bool,
-    context_name: &str,
+    call: &ToolCall<'_>,
     ctx: DecideContext<'_>,
 ) -> CallDecision {
+    let ToolCall {
+        harness,
+        tool,
+        arguments,
+        native_payload,
+        approval,
+        context_name,
+    } = *call;
     let mut out = CallDecision {
         verdict: Verdict::NoOpinion,
         matched: Vec::new(),

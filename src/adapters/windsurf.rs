@@ -121,12 +121,14 @@ impl Protocol for Windsurf {
         };
         let d = tool_call::decide_call(
             source,
-            Harness::Windsurf,
-            &tool,
-            &args,
-            &event,
-            false,
-            context_name,
+            &tool_call::ToolCall {
+                harness: Harness::Windsurf,
+                tool: &tool,
+                arguments: &args,
+                native_payload: &event,
+                approval: false,
+                context_name,
+            },
             ctx,
         );
         hook_command::render::<Windsurf>(d)

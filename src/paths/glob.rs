@@ -616,8 +616,6 @@ mod tests {
             "/tmp/a{b",
             "/tmp/a*b",
             "/tmp/a?b",
-            "/tmp/a\\b",
-            "/tmp/a\\",
             "/tmp/a,b}",
         ] {
             let set = PathGlobSet::new(&["~/.ssh/**"], "/p", Some(home))
@@ -631,6 +629,12 @@ mod tests {
             assert!(set.matches("/tmp/ab/.ssh/id_rsa").is_none(), "{home}");
             assert!(set.matches("/tmp/a/.ssh/id_rsa").is_none(), "{home}");
         }
+        // A backslash is a separator (docs/url-path-notes.md), in the home
+        // as in the path.
+        let set = PathGlobSet::new(&["~/.ssh/**"], "/p", Some("/tmp/a\\b")).expect("builds");
+        assert!(set.matches("/tmp/a\\b/.ssh/id_rsa").is_some());
+        assert!(set.matches("/tmp/a/b/.ssh/id_rsa").is_some());
+        assert!(set.matches("/tmp/ab/.ssh/id_rsa").is_none());
         let guarded = super::super::GuardedPaths::new(
             &["~/.claude/settings.json"],
             "/p",

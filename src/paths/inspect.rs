@@ -4,7 +4,10 @@
 //! backslashes, lookalike Unicode) because the filesystem does: silently
 //! dropping or folding them would make the guard check a different file than
 //! the tool opens. Instead each oddity is flagged here, and `visible` shows
-//! the normalised path with control characters escaped.
+//! the normalised path with control characters escaped. The one exception
+//! is a path spelt the Windows way (`C:\Users\me\.ssh`, `~\.ssh`): its
+//! backslashes are separators there, read as `/` (see `lexical.rs`), and
+//! still flagged.
 
 use serde::Serialize;
 
@@ -151,9 +154,9 @@ mod tests {
     }
 
     #[test]
-    fn windows_spellings_are_flagged_not_translated() {
+    fn windows_spellings_are_flagged_and_read_with_slashes() {
         let info = inspect("C:\\Users\\me\\.ssh\\id_rsa", "/proj", None);
-        assert_eq!(info.normalized, "/proj/C:\\Users\\me\\.ssh\\id_rsa");
+        assert_eq!(info.normalized, "/proj/C:/Users/me/.ssh/id_rsa");
         assert!(info.windows_drive && info.has_backslash && info.within_root);
     }
 

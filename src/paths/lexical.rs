@@ -40,8 +40,20 @@ pub(crate) struct Resolution {
     pub file_url: Option<FileUrlPath>,
 }
 
+/// `raw` with `/` for every `\`: Git Bash, PowerShell and cmd open
+/// `config\.env`, `C:\Users\u\.ssh` and `~\.ssh` by either separator, so
+/// the rules about `.env` and `~/.ssh` must see them. On Linux a name with a
+/// backslash is then checked as the path it spells, which can only refuse
+/// more (see docs/url-path-notes.md).
+fn windows_spelling(raw: &str) -> Option<String> {
+    raw.contains('\\').then(|| raw.replace('\\', "/"))
+}
+
 /// Resolve `raw` against `root` (and `home` for a leading `~`).
 pub(crate) fn resolve(raw: &str, root: &str, home: Option<&str>) -> Resolution {
+    if let Some(slashed) = windows_spelling(raw) {
+        return resolve(&slashed, root, home);
+    }
     let root_path = absolute_without_context(root);
     let root_parts: Vec<&str> = components(&root_path).collect();
     let mut res = Resolution {
@@ -95,6 +107,13 @@ pub(crate) fn resolve(raw: &str, root: &str, home: Option<&str>) -> Resolution {
 /// `/`) and empty and `.` components are skipped. A `file:` URL, which
 /// needs decoding, takes [`resolve`] itself.
 pub(crate) fn normalized(raw: &str, root: &str, home: Option<&str>) -> String {
+    if let Some(slashed) = windows_spelling(raw) {
+        return normalized(&slashed, root, home);
+    }
+    // A root or home with a backslash: the walk that reads them with `/`.
+    if root.contains('\\') || home.is_some_and(|h| h.contains('\\')) {
+        return resolve(raw, root, home).normalized;
+    }
     if raw
         .get(..5)
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
@@ -139,6 +158,9 @@ fn push_components(out: &mut String, path: &str) {
 /// Normalise a path that has no root or home to lean on (a root, a home, or
 /// an argument of `is_within`): relative text is taken from `/`.
 pub(crate) fn absolute_without_context(path: &str) -> String {
+    if let Some(slashed) = windows_spelling(path) {
+        return absolute_without_context(&slashed);
+    }
     let mut stack: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -155,6 +177,10 @@ pub(crate) fn absolute_without_context(path: &str) -> String {
 /// Whether `path` is already in the form [`resolve`] produces: absolute, no
 /// empty, `.` or `..` components, no trailing slash except for `/` itself.
 pub(crate) fn is_normalized(path: &str) -> bool {
+    // A backslash is a separator still to be read as `/`.
+    if path.contains('\\') {
+        return false;
+    }
     if path == "/" {
         return true;
     }
@@ -227,6 +253,22 @@ mod tests {
         let res = resolve("a/../b", "/proj", None);
         assert_eq!(res.normalized, "/proj/b");
         assert!(res.had_dotdot && !res.left_root_via_dotdot);
+    }
+
+    #[test]
+    fn windows_spellings_are_read_with_slashes() {
+        let home = Some("/home/u");
+        for (raw, expected) in [
+            (r"~\.ssh\id_rsa", "/home/u/.ssh/id_rsa"),
+            (r".\.env", "/proj/.env"),
+            (r"..\x\.env", "/x/.env"),
+            (r"C:\Users\u\.ssh\id_rsa", "/proj/C:/Users/u/.ssh/id_rsa"),
+            (r"src\..\..\etc\passwd", "/etc/passwd"),
+            (r"config\.env", "/proj/config/.env"),
+        ] {
+            assert_eq!(resolve(raw, "/proj", home).normalized, expected, "{raw}");
+            assert_eq!(normalized(raw, "/proj", home), expected, "{raw}");
+        }
     }
 
     #[test]

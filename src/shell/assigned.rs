@@ -13,11 +13,18 @@
 //!   pipeline, a background job or a subshell);
 //! - the value is literal and stays one word unquoted: no expansion, no
 //!   blank, no glob character, not empty;
-//! - nothing else on the line may set the name: the name appears nowhere
-//!   but in that assignment and in `$NAME`/`${NAME}`, and the line holds
-//!   none of the builtins and syntax that set a variable whose name is
-//!   computed (`read`, `printf -v`, `declare`, `eval`, `source`,
-//!   arithmetic, array subscripts, `IFS`, ...).
+//! - nothing else on the line names it: the name appears nowhere but in
+//!   that assignment and in `$NAME`/`${NAME}` (`read U`, `for U in`,
+//!   `U=y` elsewhere, `${U:-y}` leave it as written).
+//!
+//! Builtins that set a name computed at run time (`read "$n"`, `printf -v
+//! "$n"`, `eval`, `source`, `declare -n`, arithmetic) could still change
+//! it. The value is shown all the same: it is the value the line wrote,
+//! and showing it can only add what rules see. Left as written, `$U` says
+//! nothing, so a line that merely held one of those words (`echo "please
+//! read this"`, `source venv/bin/activate`) hid `U=...; curl $U` from
+//! every rule; and a value changed out of sight is one no rule could see
+//! either way.
 //!
 //! A shell the line starts inherits the exported ones:
 //! `export U=http://169.254.169.254/; bash -c 'curl $U'`, also exported
@@ -35,37 +42,6 @@
 use super::walk::{FoundCommand, Input};
 use super::words::{self, Word};
 use tree_sitter::Node;
-
-/// Words that make every variable of the line uncertain: builtins that
-/// assign a name computed at run time or run code the line does not show.
-/// Compared as whole words once quotes and backslashes are removed
-/// (`r''ead` and `\\read` run `read`): as mere text, `echo ready` or a
-/// comment saying "thread" turned every value off, which a line could do
-/// on purpose to hide `U=...; curl $U`.
-const UNCERTAIN_WORDS: &[&str] = &[
-    "eval",
-    "source",
-    "alias",
-    "trap",
-    "read",
-    "readarray",
-    "readonly",
-    "mapfile",
-    "printf",
-    "getopts",
-    "declare",
-    "typeset",
-    "local",
-    "let",
-    "unset",
-    "IFS",
-    "enable",
-    "builtin",
-];
-
-/// Syntax that does the same wherever it stands: arithmetic, tests,
-/// indirection, and `$'...'` strings, which can spell any word above.
-const UNCERTAIN_TEXT: &[&str] = &["((", "[[", "${!", "$'"];
 
 /// The certain values known so far in one script's walk.
 #[derive(Debug, Default)]
@@ -94,7 +70,7 @@ impl Assigned {
             exports_all: src.contains("set -a") || src.contains("allexport"),
             ..Assigned::default()
         };
-        if environment.is_empty() || !src.contains('$') || line_is_uncertain(src) {
+        if environment.is_empty() || !src.contains('$') {
             return assigned;
         }
         for (at, (name, value)) in environment.iter().enumerate() {
@@ -369,7 +345,7 @@ fn certain_value(assignment: Node<'_>, src: &str) -> Option<(String, String)> {
     }
     let value = words::from_node(assignment.child_by_field_name("value")?, src);
     let text = certain_text(&value)?;
-    (only_assigned_once(name, name_node.start_byte(), src) && !line_is_uncertain(src))
+    only_assigned_once(name, name_node.start_byte(), src)
         .then(|| (name.to_string(), text.to_string()))
 }
 
@@ -412,41 +388,6 @@ fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
         }
     }
     true
-}
-
-/// True when the line holds something that may set a variable the text
-/// does not name (see [`UNCERTAIN_WORDS`] and [`UNCERTAIN_TEXT`]), an
-/// array subscript (arithmetic, which assigns too: `a[x]` evaluates x's
-/// value) or a `.` command.
-fn line_is_uncertain(src: &str) -> bool {
-    let bytes = src.as_bytes();
-    let unquoted: String = src
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    UNCERTAIN_TEXT.iter().any(|t| src.contains(t))
-        || unquoted
-            .split(|c: char| !is_name(c))
-            .any(|w| UNCERTAIN_WORDS.contains(&w))
-        || bytes
-            .windows(2)
-            .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'[')
-        || unquoted
-            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '`'))
-            .any(|w| w == ".")
-        || export_is_computed(src)
-}
-
-/// An `export` whose words hold an expansion (`export "$x=1"` sets a
-/// name computed at run time).
-fn export_is_computed(src: &str) -> bool {
-    src.match_indices("export").any(|(at, _)| {
-        src[at..]
-            .split(['\n', ';', '&', '|'])
-            .next()
-            .is_some_and(|statement| statement.contains(['$', '`']))
-    })
 }
 
 #[cfg(test)]
@@ -515,25 +456,41 @@ mod tests {
             // Set again, or by a name computed at run time.
             ("U=x; U=y; curl $U", "curl", "$U"),
             ("U=x; read U; curl $U", "curl", "$U"),
+            ("U=x; read -r a U; curl $U", "curl", "$U"),
             ("U=x; for U in a; do :; done; curl $U", "curl", "$U"),
-            ("U=x; printf -v \"$n\" y; curl $U", "curl", "$U"),
-            ("U=x; eval \"$c\"; curl $U", "curl", "$U"),
-            ("U=x; . ./env.sh; curl $U", "curl", "$U"),
-            ("U=x; export \"$n=y\"; curl $U", "curl", "$U"),
-            ("U=x; a[n]=1; curl $U", "curl", "$U"),
-            ("U=x; : $((n)); curl $U", "curl", "$U"),
+            ("U=x; printf -v U y; curl $U", "curl", "$U"),
+            ("U=x; eval 'U=y'; curl $U", "curl", "$U"),
             ("U=x; echo ${U:-y}; curl $U", "curl", "$U"),
             // Quoted, `$U` is text.
             ("U=x; curl '$U'", "curl", "$U"),
-            // The builtins that set computed names, however spelt.
-            ("U=x; r''ead n; curl $U", "curl", "$U"),
-            ("U=x; \\read n; curl $U", "curl", "$U"),
-            ("U=x; $'\\x72ead' n; curl $U", "curl", "$U"),
-            ("U=x; \".\" ./env.sh; curl $U", "curl", "$U"),
         ] {
             assert_eq!(
                 args_of(line, program).last().map(String::as_str),
                 Some(expected),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_name_set_out_of_sight_still_shows_the_value_the_line_wrote() {
+        for line in [
+            "U=x; read n; curl $U",
+            "U=x; echo \"please read this\"; curl $U",
+            "U=x; while read l; do echo $l; done < f; curl $U",
+            "U=x; printf -v \"$n\" y; curl $U",
+            "U=x; eval \"$c\"; curl $U",
+            "U=x; . ./env.sh; curl $U",
+            "U=x; source venv/bin/activate; curl $U",
+            "U=x; export \"$n=y\"; curl $U",
+            "U=x; declare -a list=(a b); curl $U",
+            "U=x; a[n]=1; curl $U",
+            "U=x; : $((n)); curl $U",
+            "U=x; $'\\x72ead' n; curl $U",
+        ] {
+            assert_eq!(
+                args_of(line, "curl").last().map(String::as_str),
+                Some("x"),
                 "{line}"
             );
         }

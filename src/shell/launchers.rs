@@ -120,7 +120,11 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
         "sqlite3" => super::tool_launchers::sqlite(args, &mut launch),
-        "docker" | "docker-compose" | "podman" | "nerdctl" | "kubectl" | "oc" => {
+        "docker" | "podman" | "nerdctl" => {
+            super::tool_launchers::container_exec(program, args, &mut launch);
+            super::container_run::container_run(program, args, &mut launch);
+        }
+        "docker-compose" | "kubectl" | "oc" => {
             super::tool_launchers::container_exec(program, args, &mut launch)
         }
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
@@ -141,6 +145,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
             super::tool_launchers::sql_client(program, args, &mut launch)
         }
         "osascript" => super::tool_launchers::osascript(args, &mut launch),
+        "cmd" => super::cmd_exe::cmd(args, &mut launch),
         "npm" => npm_exec(args, &mut launch),
         "script" => script_command(args, &mut launch),
         "at" | "batch" => at_job(program, args, input, &mut launch),
@@ -156,7 +161,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "export" | "declare" | "typeset" | "readonly" | "local" => {
             super::config_commands::exported(args, &mut launch)
         }
-        _ => super::inline::inspect(program, args, input, &mut launch),
+        _ => {
+            super::stream_programs::inspect(program, args, &mut launch);
+            super::inline::inspect(program, args, input, &mut launch)
+        }
     }
     launch
 }

@@ -34,7 +34,9 @@
 mod analyzer;
 mod ansi_c;
 mod assigned;
+mod cmd_exe;
 mod config_commands;
+mod container_run;
 mod cwd;
 mod flags;
 mod inline;
@@ -42,6 +44,7 @@ mod launchers;
 mod long_options;
 mod simple;
 mod split;
+mod stream_programs;
 mod syntax;
 mod targets;
 mod tool_launchers;

@@ -15,9 +15,12 @@ use super::UrlInfo;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// A URL's text and how it was classified.
+type Classified = (Box<str>, Rc<UrlInfo>);
+
 thread_local! {
     /// `None` outside a call; inside, the last URL classified, if any.
-    static LAST: RefCell<Option<Option<(Box<str>, Rc<UrlInfo>)>>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Option<Classified>>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` as one tool call: URLs classified inside it are remembered
