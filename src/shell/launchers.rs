@@ -46,6 +46,11 @@ pub struct Launch {
     /// Argument ranges that belong to the launched command, not to the
     /// launcher: they do not count as the launcher's flags.
     pub foreign: Vec<Range<usize>>,
+    /// Files the command hands on as a whole (a container runner's bind
+    /// mount sources).
+    pub reads: Vec<Word>,
+    /// The container the nested work runs in, with its host mounts.
+    pub container: Option<super::containers::Container>,
 }
 
 impl Launch {
@@ -120,9 +125,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
         "sqlite3" => super::tool_launchers::sqlite(args, &mut launch),
-        "docker" | "docker-compose" | "podman" | "nerdctl" | "kubectl" | "oc" => {
-            super::tool_launchers::container_exec(program, args, &mut launch)
+        "docker" | "docker-compose" | "podman" | "nerdctl" => {
+            super::containers::inspect(program, args, &mut launch)
         }
+        "kubectl" | "oc" => super::tool_launchers::container_exec(program, args, &mut launch),
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
         "rsync" => super::tool_launchers::rsync(args, &mut launch),
         "mosh" => super::tool_launchers::mosh(args, &mut launch),

@@ -35,6 +35,7 @@ mod analyzer;
 mod ansi_c;
 mod assigned;
 mod config_commands;
+mod containers;
 mod cwd;
 mod flags;
 mod inline;
