@@ -583,6 +583,7 @@ impl Analyzer {
         };
         let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
         writes.extend(targets::written_operands(&program, arg_words));
+        writes.extend(launch.writes.iter().map(Target::written));
         let stdin_file = match &input {
             Some(Input::File(path)) => Some(path),
             _ => None,

@@ -33,6 +33,8 @@ pub struct Container {
 pub struct Mount {
     pub source: Word,
     pub destination: String,
+    /// Mounted read-only (`:ro`, `readonly`): the container cannot write it.
+    pub read_only: bool,
 }
 
 impl Mount {
@@ -77,12 +79,12 @@ pub fn host_word(word: &Word, mounts: &[Mount]) -> Word {
     }
 }
 
-/// `docker`/`podman`/`nerdctl`/`docker-compose` commands: `run`, `create`
+/// `docker`/`podman`/`nerdctl`/`docker-compose`/`podman-compose` commands: `run`, `create`
 /// and `cp` here, `exec` through `tool_launchers::container_exec`.
 pub fn inspect(program: &str, args: &[Word], launch: &mut Launch) {
-    let compose = program == "docker-compose";
+    let compose = program.ends_with("-compose");
     let Some((at, compose)) = subcommand(args, compose) else {
-        return;
+        return super::tool_launchers::container_exec(program, args, launch);
     };
     match args[at].text.as_str() {
         "run" | "create" => run(program, args, at + 1, compose, launch),
@@ -116,8 +118,12 @@ fn subcommand(args: &[Word], mut compose: bool) -> Option<(usize, bool)> {
 #[derive(Default)]
 struct RunOptions {
     mounts: Vec<Mount>,
+    env_files: Vec<Word>,
     workdir: Option<String>,
     entrypoint: Option<Word>,
+    /// `--privileged`, `--pid=host`, `--volumes-from`: the container
+    /// reaches host processes or mounts the line does not show.
+    reaches_host: bool,
 }
 
 /// `run [options] IMAGE [COMMAND...]` (compose: `SERVICE`).
@@ -127,7 +133,7 @@ fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut La
     let image = loop {
         let Some(word) = args.get(i) else { return };
         let text = word.text.as_str();
-        if !(word.literal && text.starts_with('-') && text.len() > 1) {
+        if !is_option(word) {
             break i;
         }
         if text == "--" {
@@ -139,19 +145,24 @@ fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut La
         }
         let (name, value, used) = option_value(args, i);
         i += used;
-        if let Some(value) = value {
-            options.take(&name, &value);
-        }
+        options.take(&name, value.as_ref());
     };
-    for mount in &options.mounts {
-        launch.reads.push(mount.source.clone());
-    }
+    // A writable mount lets the container change the host files under it;
+    // the project itself (`-v "$PWD":/app`) is where it is meant to work,
+    // and its files are guarded by what the container's command does.
+    let writable = (options.mounts.iter())
+        .filter(|m| !m.read_only && !matches!(m.source.text.as_str(), "." | "./"));
+    launch.writes.extend(writable.map(|m| m.source.clone()));
+    let sources = options.mounts.iter().map(|m| m.source.clone());
+    launch
+        .reads
+        .extend(sources.chain(options.env_files.iter().cloned()));
     let mut words: Vec<Word> = options.entrypoint.clone().into_iter().collect();
     words.extend(args[image + 1..].iter().cloned());
-    if words.is_empty() {
+    if words.is_empty() || (options.confined() && interactive_shell(&words)) {
         return;
     }
-    let via = if compose {
+    let via = if compose && !program.ends_with("-compose") {
         format!("{program} compose run")
     } else {
         format!("{program} run")
@@ -177,16 +188,46 @@ fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut La
     launch.foreign.push(image + 1..args.len());
 }
 
+/// A shell started without code (`docker run -it ubuntu bash`): it reads
+/// what it runs from the terminal.
+fn interactive_shell(words: &[Word]) -> bool {
+    let shell = super::wrappers::program_name(&words[0].text);
+    super::launchers::is_shell(&shell)
+        && words[1..]
+            .iter()
+            .all(|w| w.literal && w.text.starts_with('-') && !w.text.contains('c'))
+}
+
 impl RunOptions {
-    fn take(&mut self, name: &str, value: &Word) {
+    /// No host path, process or privilege is given to the container: what
+    /// a shell in it reads from the terminal stays inside (a shell reading
+    /// code the line does not show next to host mounts is opaque).
+    fn confined(&self) -> bool {
+        self.mounts.is_empty() && !self.reaches_host
+    }
+
+    fn take(&mut self, name: &str, value: Option<&Word>) {
+        let Some(value) = value else {
+            self.reaches_host |= name == "--privileged";
+            return;
+        };
         match name {
+            "--pid" => self.reaches_host |= value.text == "host",
+            "--volumes-from" => self.reaches_host = true,
             "-v" | "--volume" => self.mounts.extend(volume(value)),
             "--mount" => self.mounts.extend(bind_mount(value)),
+            "--env-file" => self.env_files.push(value.clone()),
             "-w" | "--workdir" => self.workdir = Some(value.text.clone()),
             "--entrypoint" => self.entrypoint = Some(value.clone()),
             _ => {}
         }
     }
+}
+
+/// An option, its name known (`--volume=$HOME/.aws:/a` is one).
+fn is_option(word: &Word) -> bool {
+    let name = word.text.split('=').next().unwrap_or_default();
+    name.len() > 1 && name.starts_with('-') && !name.contains(['$', '`'])
 }
 
 /// The option at `args[at]`: its name, its value if it takes one (attached
@@ -229,14 +270,16 @@ fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
 /// named volume and `-v /data` an anonymous one: neither is a host path.
 fn volume(value: &Word) -> Option<Mount> {
     let (source, rest) = value.text.split_once(':')?;
-    let destination = rest.split(':').next().unwrap_or(rest);
-    host_source(source, destination)
+    let (destination, options) = rest.split_once(':').unwrap_or((rest, ""));
+    let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
+    host_source(source, destination, read_only)
 }
 
 /// `--mount type=bind,source=SRC,target=DST[,readonly]`; other types hold
 /// no host path (the default type is a volume).
 fn bind_mount(value: &Word) -> Option<Mount> {
     let mut bind = false;
+    let mut read_only = false;
     let (mut source, mut destination) = (None, None);
     for field in value.text.split(',') {
         let (key, val) = field.split_once('=').unwrap_or((field, ""));
@@ -245,16 +288,17 @@ fn bind_mount(value: &Word) -> Option<Mount> {
             "type" => bind = val == "bind",
             "source" | "src" => source = Some(val),
             "destination" | "dst" | "target" => destination = Some(val),
+            "readonly" | "ro" => read_only = !matches!(val, "false" | "0"),
             _ => {}
         }
     }
     if !bind {
         return None;
     }
-    host_source(source?, destination?)
+    host_source(source?, destination?, read_only)
 }
 
-fn host_source(source: &str, destination: &str) -> Option<Mount> {
+fn host_source(source: &str, destination: &str, read_only: bool) -> Option<Mount> {
     if !destination.starts_with('/') {
         return None;
     }
@@ -267,6 +311,7 @@ fn host_source(source: &str, destination: &str) -> Option<Mount> {
             text: source,
         },
         destination: destination.to_string(),
+        read_only,
     })
 }
 
@@ -293,10 +338,7 @@ fn spelled_plainly(source: &str) -> String {
 /// places) or written (a file of the container over a host file), as by
 /// `cp -r`, so the rules about `cp` decide it.
 fn copy(program: &str, args: &[Word], from: usize, launch: &mut Launch) {
-    let operands: Vec<&Word> = args[from..]
-        .iter()
-        .filter(|w| !(w.literal && w.text.starts_with('-') && w.text.len() > 1))
-        .collect();
+    let operands: Vec<&Word> = args[from..].iter().filter(|w| !is_option(w)).collect();
     if operands.len() != 2 {
         return;
     }
@@ -384,3 +426,146 @@ const RUN_FLAGS: &[&str] = &[
 
 /// Short options of `run` that take no value.
 const SHORT_FLAGS: &str = "dtiPqT";
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{analyze, OpaqueKind, SimpleCommand};
+
+    /// The commands `line` runs besides the runner, as `program args...`,
+    /// and the files the runner hands to the container.
+    fn inside(line: &str) -> (Vec<String>, Vec<String>) {
+        let analysis = analyze(line);
+        assert!(!analysis.is_opaque(), "{line}: {:?}", analysis.opaque);
+        let (runner, inner): (Vec<&SimpleCommand>, _) =
+            analysis.commands.iter().partition(|c| c.via.is_empty());
+        let commands = inner
+            .iter()
+            .map(|c| format!("{} {}", c.program, c.args.join(" ")))
+            .collect();
+        let mounts = runner
+            .iter()
+            .flat_map(|c| c.reads.iter().map(|t| t.text.clone()))
+            .collect();
+        (commands, mounts)
+    }
+
+    #[test]
+    fn paths_under_a_mount_are_the_host_paths() {
+        let cases = [
+            (
+                "docker run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "cat ~/.ssh/id_rsa",
+                "~/.ssh",
+            ),
+            (
+                "podman run --volume=$HOME/.aws:/a:ro alpine cat /a/credentials",
+                "cat ~/.aws/credentials",
+                "~/.aws",
+            ),
+            (
+                "nerdctl run --mount type=bind,src=/srv/keys,dst=/k,readonly x head /k/a.pem",
+                "head /srv/keys/a.pem",
+                "/srv/keys",
+            ),
+            (
+                "docker run --rm -v \"$(pwd)\":/app -w /app node cat /app/.env",
+                "cat ./.env",
+                ".",
+            ),
+            (
+                "docker run -v /:/host alpine rm -rf /host/etc",
+                "rm -rf /etc",
+                "/",
+            ),
+            (
+                "docker container run -itv /data:/d alpine ls /d",
+                "ls /data",
+                "/data",
+            ),
+            // The longest destination wins; other paths are the image's.
+            (
+                "docker run -v /a:/x -v /b:/x/y i cat /x/y/z /x/z /etc/os-release",
+                "cat /b/z /a/z /etc/os-release",
+                "/a",
+            ),
+            // `NAME=path` words and the entry point.
+            (
+                "docker run --entrypoint dd -v /k:/k2 i if=/k2/id_rsa",
+                "dd if=/k/id_rsa",
+                "/k",
+            ),
+        ];
+        for (line, command, mount) in cases {
+            let (commands, mounts) = inside(line);
+            assert_eq!(
+                commands.first().map(String::as_str),
+                Some(command),
+                "{line}"
+            );
+            assert_eq!(mounts.first().map(String::as_str), Some(mount), "{line}");
+        }
+    }
+
+    #[test]
+    fn code_run_by_a_shell_in_the_container_is_mapped_too() {
+        let (commands, _) = inside("docker run -v ~/.ssh:/s alpine sh -c 'cat /s/id_rsa | base64'");
+        assert_eq!(
+            commands,
+            [
+                "sh -c cat /s/id_rsa | base64",
+                "cat ~/.ssh/id_rsa",
+                "base64 "
+            ]
+        );
+    }
+
+    #[test]
+    fn volumes_and_options_that_are_no_host_path_or_command() {
+        // Named and anonymous volumes, tmpfs and volume mounts: no host path.
+        for line in [
+            "docker run -v pgdata:/var/lib/postgresql/data postgres",
+            "docker run -v /data postgres",
+            "docker run --mount type=volume,src=x,dst=/x postgres",
+            "docker run --mount type=tmpfs,dst=/x postgres",
+            "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=x --name db postgres:16",
+        ] {
+            assert_eq!(inside(line), (vec![], vec![]), "{line}");
+        }
+        // Values of options are not the image, flags take none.
+        let (commands, _) = inside("docker run --rm -it -e A=1 --network host --name x img ls /");
+        assert_eq!(commands, ["ls /"]);
+        let (commands, _) = inside("docker compose run --rm -T web pytest -x");
+        assert_eq!(commands, ["pytest -x"]);
+        let (commands, _) = inside("docker --context prod run img id");
+        assert_eq!(commands, ["id "]);
+    }
+
+    #[test]
+    fn docker_cp_is_a_copy_on_the_host_side() {
+        let (commands, _) = inside("docker cp ~/.aws/credentials web:/tmp/c");
+        assert_eq!(commands, ["cp -r ~/.aws/credentials web:/tmp/c"]);
+        let (commands, _) = inside("docker compose cp -a web:/etc/passwd ~/.bashrc");
+        assert_eq!(commands, ["cp -r web:/etc/passwd ~/.bashrc"]);
+    }
+
+    #[test]
+    fn a_terminal_shell_is_followed_only_next_to_the_host() {
+        // Confined: what it reads from the terminal stays in the container.
+        assert_eq!(inside("docker run --rm -it ubuntu bash"), (vec![], vec![]));
+        // Next to host mounts or processes, code it reads is not known.
+        for line in [
+            "docker run --rm -i -v /srv:/srv ubuntu bash",
+            "docker run --rm -it --privileged alpine sh -l",
+            "podman run -it --pid=host alpine sh",
+        ] {
+            let analysis = analyze(line);
+            assert!(analysis.has_opaque(OpaqueKind::ShellFromStdin), "{line}");
+        }
+    }
+
+    #[test]
+    fn exec_is_still_followed() {
+        let (commands, _) = inside("docker exec -it db psql -c 'SELECT 1'");
+        assert_eq!(commands, ["psql -c SELECT 1"]);
+    }
+}
