@@ -572,6 +572,7 @@ impl Analyzer {
         };
         if let Some(container) = container {
             nested_context.mounts = container.mounts;
+            nested_context.environment = container.environment;
         }
         for (index, nested) in launch.nested.into_iter().enumerate() {
             self.queue_nested(nested, &nested_context, &nested_places, index);

@@ -14,6 +14,7 @@
 //! container at all. Paths that no mount covers are left as written: they
 //! are the image's, and deciding them as host paths errs on the safe side.
 
+use super::assigned::certain_text;
 use super::launchers::{Launch, Nested};
 use super::words::Word;
 
@@ -24,6 +25,11 @@ pub struct Container {
     /// Its working directory is a mounted host directory other than the
     /// one the runner starts in, so its relative paths are not followed.
     pub elsewhere: bool,
+    /// The variables `-e NAME=value` gives it with a certain value, as
+    /// written (a path under a mount is read as the host's where it is
+    /// used): all a shell in it starts with that the line shows, the host's
+    /// environment is not passed.
+    pub environment: Vec<(String, String)>,
 }
 
 /// One bind mount: the host directory or file `source` (as written, with
@@ -65,9 +71,11 @@ pub fn host_word(word: &Word, mounts: &[Mount]) -> Word {
         Some(at) if !text.starts_with('/') => text.split_at(at + 1),
         _ => ("", text),
     };
+    // `/x/../s/key` is `/s/key` in the container too.
+    let path = lexical(path);
     let best = mounts
         .iter()
-        .filter_map(|m| Some((m.destination.len(), m, m.host(path)?)))
+        .filter_map(|m| Some((m.destination.len(), m, m.host(&path)?)))
         .max_by_key(|(len, _, _)| *len);
     match best {
         Some((_, mount, host)) => Word {
@@ -77,6 +85,31 @@ pub fn host_word(word: &Word, mounts: &[Mount]) -> Word {
         },
         None => word.clone(),
     }
+}
+
+/// An absolute path with `.`, `..` and repeated slashes worked out
+/// (`/` has no parent); other text as it is.
+fn lexical(path: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !path.contains("//") && !path.split('/').any(|c| c == "." || c == "..");
+    if !path.starts_with('/') || plain {
+        return path.into();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let trailing = if path.ends_with('/') && !parts.is_empty() {
+        "/"
+    } else {
+        ""
+    };
+    format!("/{}{trailing}", parts.join("/")).into()
 }
 
 /// `docker`/`podman`/`nerdctl`/`docker-compose`/`podman-compose` commands: `run`, `create`
@@ -119,6 +152,7 @@ fn subcommand(args: &[Word], mut compose: bool) -> Option<(usize, bool)> {
 struct RunOptions {
     mounts: Vec<Mount>,
     env_files: Vec<Word>,
+    environment: Vec<(String, Word)>,
     workdir: Option<String>,
     entrypoint: Option<Word>,
     /// `--privileged`, `--pid=host`, `--volumes-from`: the container
@@ -181,9 +215,13 @@ fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut La
         appended: false,
         fill: Vec::new(),
     });
+    let environment = (options.environment.iter())
+        .filter_map(|(name, value)| Some((name.clone(), certain_text(value)?.to_string())))
+        .collect();
     launch.container = Some(Container {
         mounts: options.mounts,
         elsewhere,
+        environment,
     });
     launch.foreign.push(image + 1..args.len());
 }
@@ -217,6 +255,15 @@ impl RunOptions {
             "-v" | "--volume" => self.mounts.extend(volume(value)),
             "--mount" => self.mounts.extend(bind_mount(value)),
             "--env-file" => self.env_files.push(value.clone()),
+            "-e" | "--env" => {
+                if let Some((name, text)) = value.text.split_once('=') {
+                    let value = Word {
+                        text: text.to_string(),
+                        ..value.clone()
+                    };
+                    self.environment.push((name.to_string(), value));
+                }
+            }
             "-w" | "--workdir" => self.workdir = Some(value.text.clone()),
             "--entrypoint" => self.entrypoint = Some(value.clone()),
             _ => {}
@@ -504,6 +551,40 @@ mod tests {
             );
             assert_eq!(mounts.first().map(String::as_str), Some(mount), "{line}");
         }
+    }
+
+    #[test]
+    fn dots_and_slashes_are_worked_out_as_the_container_does() {
+        // A path that leaves every mount is the image's, kept as written.
+        for (line, command) in [
+            (
+                "docker run -v ~/.aws:/a i cat /x/../a//credentials",
+                "cat ~/.aws/credentials",
+            ),
+            (
+                "docker run -v ~/.aws:/a i cat /../a/./config",
+                "cat ~/.aws/config",
+            ),
+            (
+                "docker run -v ~/.aws:/a i cat /a/../etc/hosts",
+                "cat /a/../etc/hosts",
+            ),
+        ] {
+            assert_eq!(
+                inside(line).0.first().map(String::as_str),
+                Some(command),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn variables_given_to_the_container_are_known_inside() {
+        let line = "docker run -v \"$PWD\":/app -e F=/app/.env -e G=\"$X\" i sh -c 'cat $F $G'";
+        assert_eq!(inside(line).0[1], "cat ./.env $G");
+        // The host's variables stay outside.
+        let line = "export F=/etc/hosts; docker run -v ~/.aws:/a i sh -c 'cat $F'";
+        assert_eq!(inside(line).0.last().map(String::as_str), Some("cat $F"));
     }
 
     #[test]
