@@ -17,6 +17,7 @@
 use super::assigned::certain_text;
 use super::launchers::{Launch, Nested};
 use super::words::Word;
+use super::OpaqueKind;
 
 /// What a container the command starts is given.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -148,7 +149,7 @@ fn subcommand(args: &[Word], mut compose: bool) -> Option<(usize, bool)> {
 }
 
 /// What `run`'s options say: mounts, working directory, entry point.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct RunOptions {
     mounts: Vec<Mount>,
     env_files: Vec<Word>,
@@ -162,25 +163,78 @@ struct RunOptions {
 
 /// `run [options] IMAGE [COMMAND...]` (compose: `SERVICE`).
 fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut Launch) {
-    let mut options = RunOptions::default();
-    let mut i = from;
-    let image = loop {
-        let Some(word) = args.get(i) else { return };
-        let text = word.text.as_str();
+    let mut readings = Vec::new();
+    if !read_options(args, from, RunOptions::default(), &mut readings) {
+        launch.opaque.push((
+            OpaqueKind::DynamicProgram,
+            format!("`{program} run` has too many options it does not know to tell its command"),
+        ));
+    }
+    for (options, image) in readings {
+        run_reading(program, args, compose, options, image, launch);
+    }
+}
+
+/// How many readings of `run`'s options are followed: each option neither
+/// list knows doubles them.
+const MAX_READINGS: usize = 4;
+
+/// Reads `run`'s options from `at` into `readings` as (options, index of
+/// the image). An option neither [`RUN_FLAGS`] nor [`RUN_VALUES`] knows (a
+/// newer runner's, another runner's) may or may not take the next word:
+/// both readings are kept, so a flag taken for an option with a value
+/// cannot make the command look like the image's arguments. False when
+/// there were more readings than [`MAX_READINGS`].
+fn read_options(
+    args: &[Word],
+    mut at: usize,
+    mut options: RunOptions,
+    readings: &mut Vec<(RunOptions, usize)>,
+) -> bool {
+    loop {
+        let Some(word) = args.get(at) else {
+            return true;
+        };
         if !is_option(word) {
-            break i;
+            break;
         }
-        if text == "--" {
-            i += 1;
-            match args.get(i) {
-                Some(_) => break i,
-                None => return,
+        if word.text == "--" {
+            at += 1;
+            if at == args.len() {
+                return true;
+            }
+            break;
+        }
+        let (name, value, used) = option_value(args, at);
+        if used == 2 && name.starts_with("--") && !RUN_VALUES.contains(&&name[2..]) {
+            if readings.len() + 1 >= MAX_READINGS {
+                return false;
+            }
+            let mut as_flag = options.clone();
+            as_flag.take(&name, None);
+            if !read_options(args, at + 1, as_flag, readings) {
+                return false;
             }
         }
-        let (name, value, used) = option_value(args, i);
-        i += used;
+        at += used;
         options.take(&name, value.as_ref());
-    };
+    }
+    if readings.len() >= MAX_READINGS {
+        return false;
+    }
+    readings.push((options, at));
+    true
+}
+
+/// What one reading of `run`'s options gives the container and runs in it.
+fn run_reading(
+    program: &str,
+    args: &[Word],
+    compose: bool,
+    options: RunOptions,
+    image: usize,
+    launch: &mut Launch,
+) {
     // A writable mount lets the container change the host files under it;
     // the project itself (`-v "$PWD":/app`) is where it is meant to work,
     // and its files are guarded by what the container's command does.
@@ -218,11 +272,27 @@ fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut La
     let environment = (options.environment.iter())
         .filter_map(|(name, value)| Some((name.clone(), certain_text(value)?.to_string())))
         .collect();
-    launch.container = Some(Container {
-        mounts: options.mounts,
-        elsewhere,
-        environment,
-    });
+    // Every reading's mounts hold for every command (a path is mapped
+    // whichever reading is right); a variable is known only where the
+    // readings agree on it.
+    let Some(container) = launch.container.as_mut() else {
+        launch.container = Some(Container {
+            mounts: options.mounts,
+            elsewhere,
+            environment,
+        });
+        launch.foreign.push(image + 1..args.len());
+        return;
+    };
+    container.elsewhere |= elsewhere;
+    container
+        .environment
+        .retain(|known| environment.contains(known));
+    for mount in options.mounts {
+        if !container.mounts.contains(&mount) {
+            container.mounts.push(mount);
+        }
+    }
     launch.foreign.push(image + 1..args.len());
 }
 
@@ -471,6 +541,92 @@ const RUN_FLAGS: &[&str] = &[
     "no-TTY",
 ];
 
+/// Long options of `run`/`create` (docker, podman, nerdctl, compose) known
+/// to take a value. A long option in neither list is read both ways.
+const RUN_VALUES: &[&str] = &[
+    "add-host",
+    "annotation",
+    "arch",
+    "attach",
+    "blkio-weight",
+    "cap-add",
+    "cap-drop",
+    "cgroup-parent",
+    "cgroupns",
+    "cidfile",
+    "cpu-period",
+    "cpu-quota",
+    "cpu-shares",
+    "cpus",
+    "cpuset-cpus",
+    "cpuset-mems",
+    "detach-keys",
+    "device",
+    "device-cgroup-rule",
+    "dns",
+    "dns-option",
+    "dns-search",
+    "domainname",
+    "entrypoint",
+    "env",
+    "env-file",
+    "expose",
+    "gpus",
+    "group-add",
+    "health-cmd",
+    "health-interval",
+    "health-retries",
+    "health-start-period",
+    "health-timeout",
+    "hostname",
+    "ip",
+    "ip6",
+    "ipc",
+    "isolation",
+    "kernel-memory",
+    "label",
+    "label-file",
+    "link",
+    "log-driver",
+    "log-opt",
+    "mac-address",
+    "memory",
+    "memory-reservation",
+    "memory-swap",
+    "memory-swappiness",
+    "mount",
+    "name",
+    "net",
+    "network",
+    "network-alias",
+    "os",
+    "pid",
+    "pids-limit",
+    "platform",
+    "pod",
+    "publish",
+    "pull",
+    "restart",
+    "runtime",
+    "secret",
+    "security-opt",
+    "shm-size",
+    "stop-signal",
+    "stop-timeout",
+    "storage-opt",
+    "sysctl",
+    "systemd",
+    "tmpfs",
+    "ulimit",
+    "user",
+    "userns",
+    "uts",
+    "variant",
+    "volume",
+    "volumes-from",
+    "workdir",
+];
+
 /// Short options of `run` that take no value.
 const SHORT_FLAGS: &str = "dtiPqT";
 
@@ -642,6 +798,25 @@ mod tests {
             let analysis = analyze(line);
             assert!(analysis.has_opaque(OpaqueKind::ShellFromStdin), "{line}");
         }
+    }
+
+    #[test]
+    fn an_option_not_known_is_read_with_and_without_a_value() {
+        // `--quiet-pull` takes no value; read as taking one, `web` would be
+        // its value and `rm` the image.
+        let (commands, _) = inside("docker compose run --quiet-pull web rm -rf /");
+        assert!(commands.iter().any(|c| c == "rm -rf /"), "{commands:?}");
+        let (commands, _) = inside("docker run --some-new-option x alpine cat /etc/shadow");
+        assert!(
+            commands.iter().any(|c| c == "cat /etc/shadow"),
+            "{commands:?}"
+        );
+        // Known options are read one way only.
+        let (commands, _) = inside("docker run --name web --network host nginx nginx -t");
+        assert_eq!(commands, ["nginx -t"]);
+        // Too many unknown options to follow every reading: not known.
+        let analysis = analyze("docker run --a --b --c --d alpine ls");
+        assert!(analysis.has_opaque(OpaqueKind::DynamicProgram));
     }
 
     #[test]
