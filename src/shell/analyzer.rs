@@ -9,6 +9,7 @@
 
 use super::assigned::certain_text;
 use super::config_commands;
+use super::containers::{self, Mount};
 use super::cwd::Places;
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
@@ -43,6 +44,9 @@ struct Context {
     /// (later entries win): exported earlier on the line or assigned in
     /// front of the command that runs it (see `assigned`).
     environment: Vec<(String, String)>,
+    /// Inside a container: its bind mounts, through which paths are read
+    /// as the host paths they stand for (see `containers`).
+    mounts: Vec<Mount>,
 }
 
 enum Job {
@@ -86,6 +90,29 @@ struct Candidate {
     exported: Vec<(String, String)>,
     launched: Launched,
     context: Context,
+}
+
+impl Candidate {
+    /// Inside a container, the paths under its bind mounts read as the
+    /// host paths they stand for, once, before anything looks at them.
+    fn seen_from_host(mut self) -> Candidate {
+        let mounts = &self.context.mounts;
+        if mounts.is_empty() {
+            return self;
+        }
+        let host = |w: &Word| containers::host_word(w, mounts);
+        self.words = self.words.iter().map(host).collect();
+        self.writes = self.writes.iter().map(host).collect();
+        self.assignments = (self.assignments.iter())
+            .map(|(name, value)| (name.clone(), host(value)))
+            .collect();
+        let host_text = |text: &String| host(&Word::literal(text.as_str())).text;
+        self.reads = self.reads.iter().map(host_text).collect();
+        if let Some(Input::File(path)) = &self.input {
+            self.input = Some(Input::File(host_text(path)));
+        }
+        self
+    }
 }
 
 pub struct Analyzer {
@@ -135,17 +162,20 @@ impl Analyzer {
                     words,
                     launched,
                     context,
-                } => analyzer.command(Candidate {
-                    words,
-                    assignments: Vec::new(),
-                    input: None,
-                    writes: Vec::new(),
-                    reads: Vec::new(),
-                    places: Places::start(),
-                    exported: Vec::new(),
-                    launched,
-                    context,
-                }),
+                } => analyzer.command(
+                    Candidate {
+                        words,
+                        assignments: Vec::new(),
+                        input: None,
+                        writes: Vec::new(),
+                        reads: Vec::new(),
+                        places: Places::start(),
+                        exported: Vec::new(),
+                        launched,
+                        context,
+                    }
+                    .seen_from_host(),
+                ),
             }
         }
         // A line that sets HOME, PWD or TMPDIR (`TMPDIR=/ rm -rf $TMPDIR/x`,
@@ -255,7 +285,7 @@ impl Analyzer {
             via.extend(command.via.iter().map(|l| l.to_string()));
             let mut key = context.key.clone();
             key.push(u32::try_from(index).unwrap_or(u32::MAX));
-            self.command(Candidate {
+            let candidate = Candidate {
                 words: command.words,
                 assignments: command.assignments,
                 input: command.input,
@@ -271,8 +301,10 @@ impl Analyzer {
                     places: context.places.clone(),
                     execdir: false,
                     environment: context.environment.clone(),
+                    mounts: context.mounts.clone(),
                 },
-            });
+            };
+            self.command(candidate.seen_from_host());
         }
     }
 
@@ -528,17 +560,22 @@ impl Analyzer {
                         && !w.text.starts_with("--")
                         && w.text.contains('l'))
             });
-        let nested_places = if login {
+        let container = launch.container.take();
+        let nested_places = if login || container.as_ref().is_some_and(|c| c.elsewhere) {
             Places::unknown()
         } else {
             places.clone()
         };
-        let context = Context {
+        let mut nested_context = Context {
             environment,
-            ..context
+            ..context.clone()
         };
+        if let Some(container) = container {
+            nested_context.mounts = container.mounts;
+            nested_context.environment = container.environment;
+        }
         for (index, nested) in launch.nested.into_iter().enumerate() {
-            self.queue_nested(nested, &context, &nested_places, index);
+            self.queue_nested(nested, &nested_context, &nested_places, index);
         }
         let mut targets = if targets::has_targets(&program) {
             command_targets(&program, arg_words, &launched)
@@ -547,6 +584,7 @@ impl Analyzer {
         };
         let mut writes: Vec<Target> = writes.iter().map(Target::written).collect();
         writes.extend(targets::written_operands(&program, arg_words));
+        writes.extend(launch.writes.iter().map(Target::written));
         let stdin_file = match &input {
             Some(Input::File(path)) => Some(path),
             _ => None,
@@ -562,6 +600,7 @@ impl Analyzer {
                 .into_iter()
                 .filter(|t| !launchers::is_stream_path(&t.text)),
         );
+        reads.extend(launch.reads.iter().map(Target::written));
         for target in targets.iter_mut().chain(&mut writes).chain(&mut reads) {
             if context.execdir && !target.contents {
                 target.run_in(&Places::unknown());
@@ -619,6 +658,7 @@ impl Analyzer {
             places: places.clone(),
             execdir: label == "find -execdir" || label == "find -okdir",
             environment: parent.environment.clone(),
+            mounts: parent.mounts.clone(),
         };
         let job = match nested {
             Nested::Script {

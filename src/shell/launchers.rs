@@ -46,6 +46,14 @@ pub struct Launch {
     /// Argument ranges that belong to the launched command, not to the
     /// launcher: they do not count as the launcher's flags.
     pub foreign: Vec<Range<usize>>,
+    /// Files the command hands on as a whole (a container runner's bind
+    /// mount sources).
+    pub reads: Vec<Word>,
+    /// Files and directories it lets what it runs write (a container
+    /// runner's writable bind mounts).
+    pub writes: Vec<Word>,
+    /// The container the nested work runs in, with its host mounts.
+    pub container: Option<super::containers::Container>,
 }
 
 impl Launch {
@@ -120,13 +128,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "alias" => alias(args, &mut launch),
         "ssh" => super::tool_launchers::ssh(args, &mut launch),
         "sqlite3" => super::tool_launchers::sqlite(args, &mut launch),
-        "docker" | "podman" | "nerdctl" => {
-            super::tool_launchers::container_exec(program, args, &mut launch);
-            super::container_run::container_run(program, args, &mut launch);
+        "docker" | "docker-compose" | "podman" | "podman-compose" | "nerdctl" => {
+            super::containers::inspect(program, args, &mut launch)
         }
-        "docker-compose" | "kubectl" | "oc" => {
-            super::tool_launchers::container_exec(program, args, &mut launch)
-        }
+        "kubectl" | "oc" => super::tool_launchers::container_exec(program, args, &mut launch),
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
         "rsync" => super::tool_launchers::rsync(args, &mut launch),
         "mosh" => super::tool_launchers::mosh(args, &mut launch),
@@ -2051,9 +2056,13 @@ mod tests {
         ] {
             assert_eq!(ran(program, line), [expected], "{program} {line}");
         }
-        // `exec` as a word of another subcommand's command, or no command.
+        // `exec` as a word of another subcommand's command (`run`'s
+        // command is followed as `run`'s, see `containers`), or no command.
+        assert_eq!(
+            ran("docker", "run alpine exec rm -rf /x"),
+            ["docker run: exec rm -rf /x"]
+        );
         for (program, line) in [
-            ("docker", "run alpine exec rm -rf /x"),
             ("docker", "exec -it app"),
             ("kubectl", "logs exec -- rm -rf /"),
             ("kubectl", "exec pod --"),

@@ -36,7 +36,7 @@ mod ansi_c;
 mod assigned;
 mod cmd_exe;
 mod config_commands;
-mod container_run;
+mod containers;
 mod cwd;
 mod flags;
 mod inline;

@@ -1,0 +1,827 @@
+//! Container runners: `docker run`, `podman run`, `nerdctl run` (also
+//! `create`, `container run`, `compose run`) and `docker cp`.
+//!
+//! A container is no sandbox for the host paths it is given. `docker run -v
+//! ~/.ssh:/s alpine cat /s/id_rsa` prints the host's key, `-v /:/h alpine
+//! rm -rf /h/etc` deletes the host's `/etc`, and `alpine curl
+//! 169.254.169.254` reaches the host's cloud metadata service. So the
+//! command a container runs is handed back as nested work like `docker
+//! exec`'s, with each bind mount remembered: a path under a mount's
+//! destination is read as the host path it stands for (see [`Mount::host`]),
+//! and the rules about secrets, deletions and writes decide it as they would
+//! decide the host command. Mount sources are reported as files the runner
+//! reads, so a rule can refuse handing a secret or the home directory to a
+//! container at all. Paths that no mount covers are left as written: they
+//! are the image's, and deciding them as host paths errs on the safe side.
+
+use super::assigned::certain_text;
+use super::launchers::{Launch, Nested};
+use super::words::Word;
+use super::OpaqueKind;
+
+/// What a container the command starts is given.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Container {
+    pub mounts: Vec<Mount>,
+    /// Its working directory is a mounted host directory other than the
+    /// one the runner starts in, so its relative paths are not followed.
+    pub elsewhere: bool,
+    /// The variables `-e NAME=value` gives it with a certain value, as
+    /// written (a path under a mount is read as the host's where it is
+    /// used): all a shell in it starts with that the line shows, the host's
+    /// environment is not passed.
+    pub environment: Vec<(String, String)>,
+}
+
+/// One bind mount: the host directory or file `source` (as written, with
+/// `$PWD` and `$(pwd)` spelled `.` and `$HOME` spelled `~`) seen inside the
+/// container at `destination`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    pub source: Word,
+    pub destination: String,
+    /// Mounted read-only (`:ro`, `readonly`): the container cannot write it.
+    pub read_only: bool,
+}
+
+impl Mount {
+    /// The host path `path` stands for when it lies under this mount's
+    /// destination.
+    fn host(&self, path: &str) -> Option<String> {
+        let destination = self.destination.trim_end_matches('/');
+        let rest = path.strip_prefix(destination)?;
+        if !(rest.is_empty() || rest.starts_with('/')) || !path.starts_with('/') {
+            return None;
+        }
+        let source = self.source.text.trim_end_matches('/');
+        let source = if source.is_empty() { "/" } else { source };
+        Some(match (source, rest) {
+            (s, "") => s.to_string(),
+            ("/", r) => r.to_string(),
+            (s, r) => format!("{s}{r}"),
+        })
+    }
+}
+
+/// `word` as the host sees it: a path under one of `mounts` (the longest
+/// destination first), also after `NAME=` or `--option=` (`if=/s/key`),
+/// becomes the host path; anything else is returned unchanged.
+pub fn host_word(word: &Word, mounts: &[Mount]) -> Word {
+    let text = word.text.as_str();
+    let (head, path) = match text.find('=') {
+        Some(at) if !text.starts_with('/') => text.split_at(at + 1),
+        _ => ("", text),
+    };
+    // `/x/../s/key` is `/s/key` in the container too.
+    let path = lexical(path);
+    let best = mounts
+        .iter()
+        .filter_map(|m| Some((m.destination.len(), m, m.host(&path)?)))
+        .max_by_key(|(len, _, _)| *len);
+    match best {
+        Some((_, mount, host)) => Word {
+            text: format!("{head}{host}"),
+            literal: word.literal && mount.source.literal,
+            pattern: word.pattern,
+        },
+        None => word.clone(),
+    }
+}
+
+/// An absolute path with `.`, `..` and repeated slashes worked out
+/// (`/` has no parent); other text as it is.
+fn lexical(path: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !path.contains("//") && !path.split('/').any(|c| c == "." || c == "..");
+    if !path.starts_with('/') || plain {
+        return path.into();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let trailing = if path.ends_with('/') && !parts.is_empty() {
+        "/"
+    } else {
+        ""
+    };
+    format!("/{}{trailing}", parts.join("/")).into()
+}
+
+/// `docker`/`podman`/`nerdctl`/`docker-compose`/`podman-compose` commands: `run`, `create`
+/// and `cp` here, `exec` through `tool_launchers::container_exec`.
+pub fn inspect(program: &str, args: &[Word], launch: &mut Launch) {
+    let compose = program.ends_with("-compose");
+    let Some((at, compose)) = subcommand(args, compose) else {
+        return super::tool_launchers::container_exec(program, args, launch);
+    };
+    match args[at].text.as_str() {
+        "run" | "create" => run(program, args, at + 1, compose, launch),
+        "cp" => copy(program, args, at + 1, launch),
+        _ => super::tool_launchers::container_exec(program, args, launch),
+    }
+}
+
+/// Where the subcommand is: the first word after the program's own options
+/// and the `container`/`compose` groups; with whether it is compose's.
+fn subcommand(args: &[Word], mut compose: bool) -> Option<(usize, bool)> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let text = word.static_text()?;
+        if text.starts_with('-') {
+            let takes = GLOBAL_VALUES.contains(&text);
+            i += if takes { 2 } else { 1 };
+        } else if text == "container" {
+            i += 1;
+        } else if text == "compose" {
+            compose = true;
+            i += 1;
+        } else {
+            return Some((i, compose));
+        }
+    }
+    None
+}
+
+/// What `run`'s options say: mounts, working directory, entry point.
+#[derive(Default, Clone)]
+struct RunOptions {
+    mounts: Vec<Mount>,
+    env_files: Vec<Word>,
+    environment: Vec<(String, Word)>,
+    workdir: Option<String>,
+    entrypoint: Option<Word>,
+    /// `--privileged`, `--pid=host`, `--volumes-from`: the container
+    /// reaches host processes or mounts the line does not show.
+    reaches_host: bool,
+}
+
+/// `run [options] IMAGE [COMMAND...]` (compose: `SERVICE`).
+fn run(program: &str, args: &[Word], from: usize, compose: bool, launch: &mut Launch) {
+    let mut readings = Vec::new();
+    if !read_options(args, from, RunOptions::default(), &mut readings) {
+        launch.opaque.push((
+            OpaqueKind::DynamicProgram,
+            format!("`{program} run` has too many options it does not know to tell its command"),
+        ));
+    }
+    for (options, image) in readings {
+        run_reading(program, args, compose, options, image, launch);
+    }
+}
+
+/// How many readings of `run`'s options are followed: each option neither
+/// list knows doubles them.
+const MAX_READINGS: usize = 4;
+
+/// Reads `run`'s options from `at` into `readings` as (options, index of
+/// the image). An option neither [`RUN_FLAGS`] nor [`RUN_VALUES`] knows (a
+/// newer runner's, another runner's) may or may not take the next word:
+/// both readings are kept, so a flag taken for an option with a value
+/// cannot make the command look like the image's arguments. False when
+/// there were more readings than [`MAX_READINGS`].
+fn read_options(
+    args: &[Word],
+    mut at: usize,
+    mut options: RunOptions,
+    readings: &mut Vec<(RunOptions, usize)>,
+) -> bool {
+    loop {
+        let Some(word) = args.get(at) else {
+            return true;
+        };
+        if !is_option(word) {
+            break;
+        }
+        if word.text == "--" {
+            at += 1;
+            if at == args.len() {
+                return true;
+            }
+            break;
+        }
+        let (name, value, used) = option_value(args, at);
+        if used == 2 && name.starts_with("--") && !RUN_VALUES.contains(&&name[2..]) {
+            if readings.len() + 1 >= MAX_READINGS {
+                return false;
+            }
+            let mut as_flag = options.clone();
+            as_flag.take(&name, None);
+            if !read_options(args, at + 1, as_flag, readings) {
+                return false;
+            }
+        }
+        at += used;
+        options.take(&name, value.as_ref());
+    }
+    if readings.len() >= MAX_READINGS {
+        return false;
+    }
+    readings.push((options, at));
+    true
+}
+
+/// What one reading of `run`'s options gives the container and runs in it.
+fn run_reading(
+    program: &str,
+    args: &[Word],
+    compose: bool,
+    options: RunOptions,
+    image: usize,
+    launch: &mut Launch,
+) {
+    // A writable mount lets the container change the host files under it;
+    // the project itself (`-v "$PWD":/app`) is where it is meant to work,
+    // and its files are guarded by what the container's command does.
+    let writable = (options.mounts.iter())
+        .filter(|m| !m.read_only && !matches!(m.source.text.as_str(), "." | "./"));
+    launch.writes.extend(writable.map(|m| m.source.clone()));
+    let sources = options.mounts.iter().map(|m| m.source.clone());
+    launch
+        .reads
+        .extend(sources.chain(options.env_files.iter().cloned()));
+    let mut words: Vec<Word> = options.entrypoint.clone().into_iter().collect();
+    words.extend(args[image + 1..].iter().cloned());
+    if words.is_empty() || (options.confined() && interactive_shell(&words)) {
+        return;
+    }
+    let via = if compose && !program.ends_with("-compose") {
+        format!("{program} compose run")
+    } else {
+        format!("{program} run")
+    };
+    // A working directory that is a mounted host directory other than the
+    // project's own (`-v $PWD:/app -w /app`) puts relative paths somewhere
+    // the analysis does not follow.
+    let elsewhere = options.workdir.as_deref().is_some_and(|w| {
+        let host = host_word(&Word::literal(w), &options.mounts);
+        host.text != w && host.text != "." && !host.text.starts_with("./")
+    });
+    launch.nested.push(Nested::Argv {
+        words,
+        via,
+        call: None,
+        appended: false,
+        fill: Vec::new(),
+    });
+    let environment = (options.environment.iter())
+        .filter_map(|(name, value)| Some((name.clone(), certain_text(value)?.to_string())))
+        .collect();
+    // Every reading's mounts hold for every command (a path is mapped
+    // whichever reading is right); a variable is known only where the
+    // readings agree on it.
+    let Some(container) = launch.container.as_mut() else {
+        launch.container = Some(Container {
+            mounts: options.mounts,
+            elsewhere,
+            environment,
+        });
+        launch.foreign.push(image + 1..args.len());
+        return;
+    };
+    container.elsewhere |= elsewhere;
+    container
+        .environment
+        .retain(|known| environment.contains(known));
+    for mount in options.mounts {
+        if !container.mounts.contains(&mount) {
+            container.mounts.push(mount);
+        }
+    }
+    launch.foreign.push(image + 1..args.len());
+}
+
+/// A shell started without code (`docker run -it ubuntu bash`): it reads
+/// what it runs from the terminal.
+fn interactive_shell(words: &[Word]) -> bool {
+    let shell = super::wrappers::program_name(&words[0].text);
+    super::launchers::is_shell(&shell)
+        && words[1..]
+            .iter()
+            .all(|w| w.literal && w.text.starts_with('-') && !w.text.contains('c'))
+}
+
+impl RunOptions {
+    /// No host path, process or privilege is given to the container: what
+    /// a shell in it reads from the terminal stays inside (a shell reading
+    /// code the line does not show next to host mounts is opaque).
+    fn confined(&self) -> bool {
+        self.mounts.is_empty() && !self.reaches_host
+    }
+
+    fn take(&mut self, name: &str, value: Option<&Word>) {
+        let Some(value) = value else {
+            self.reaches_host |= name == "--privileged";
+            return;
+        };
+        match name {
+            "--pid" => self.reaches_host |= value.text == "host",
+            "--volumes-from" => self.reaches_host = true,
+            "-v" | "--volume" => self.mounts.extend(volume(value)),
+            "--mount" => self.mounts.extend(bind_mount(value)),
+            "--env-file" => self.env_files.push(value.clone()),
+            "-e" | "--env" => {
+                if let Some((name, text)) = value.text.split_once('=') {
+                    let value = Word {
+                        text: text.to_string(),
+                        ..value.clone()
+                    };
+                    self.environment.push((name.to_string(), value));
+                }
+            }
+            "-w" | "--workdir" => self.workdir = Some(value.text.clone()),
+            "--entrypoint" => self.entrypoint = Some(value.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// An option, its name known (`--volume=$HOME/.aws:/a` is one).
+fn is_option(word: &Word) -> bool {
+    let name = word.text.split('=').next().unwrap_or_default();
+    name.len() > 1 && name.starts_with('-') && !name.contains(['$', '`'])
+}
+
+/// The option at `args[at]`: its name, its value if it takes one (attached
+/// with `=`, attached to a short flag, or the next word), and how many
+/// words it used.
+fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
+    let word = &args[at];
+    let text = word.text.as_str();
+    let attached = |value: &str| Word {
+        text: value.to_string(),
+        ..word.clone()
+    };
+    if let Some(long) = text.strip_prefix("--") {
+        if let Some((name, value)) = long.split_once('=') {
+            return (format!("--{name}"), Some(attached(value)), 1);
+        }
+        if RUN_FLAGS.contains(&long) {
+            return (text.to_string(), None, 1);
+        }
+        // Every other long option of `run` takes a value.
+        return (text.to_string(), args.get(at + 1).cloned(), 2);
+    }
+    // A short cluster: flags up to the first letter that takes a value.
+    for (pos, letter) in text.char_indices().skip(1) {
+        if SHORT_FLAGS.contains(letter) {
+            continue;
+        }
+        let name = format!("-{letter}");
+        let rest = &text[pos + letter.len_utf8()..];
+        return if rest.is_empty() {
+            (name, args.get(at + 1).cloned(), 2)
+        } else {
+            (name, Some(attached(rest.trim_start_matches('='))), 1)
+        };
+    }
+    (text.to_string(), None, 1)
+}
+
+/// `-v SOURCE:DESTINATION[:OPTIONS]`; a bare name (`data:/var/lib`) is a
+/// named volume and `-v /data` an anonymous one: neither is a host path.
+fn volume(value: &Word) -> Option<Mount> {
+    let (source, rest) = value.text.split_once(':')?;
+    let (destination, options) = rest.split_once(':').unwrap_or((rest, ""));
+    let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
+    host_source(source, destination, read_only)
+}
+
+/// `--mount type=bind,source=SRC,target=DST[,readonly]`; other types hold
+/// no host path (the default type is a volume).
+fn bind_mount(value: &Word) -> Option<Mount> {
+    let mut bind = false;
+    let mut read_only = false;
+    let (mut source, mut destination) = (None, None);
+    for field in value.text.split(',') {
+        let (key, val) = field.split_once('=').unwrap_or((field, ""));
+        let val = val.trim_matches('"');
+        match key.trim() {
+            "type" => bind = val == "bind",
+            "source" | "src" => source = Some(val),
+            "destination" | "dst" | "target" => destination = Some(val),
+            "readonly" | "ro" => read_only = !matches!(val, "false" | "0"),
+            _ => {}
+        }
+    }
+    if !bind {
+        return None;
+    }
+    host_source(source?, destination?, read_only)
+}
+
+fn host_source(source: &str, destination: &str, read_only: bool) -> Option<Mount> {
+    if !destination.starts_with('/') {
+        return None;
+    }
+    let source = spelled_plainly(source);
+    let is_path = source.starts_with(['/', '.', '~', '$', '`']);
+    is_path.then(|| Mount {
+        source: Word {
+            literal: !source.contains(['$', '`']),
+            pattern: false,
+            text: source,
+        },
+        destination: destination.to_string(),
+        read_only,
+    })
+}
+
+/// `$PWD`, `${PWD}`, `$(pwd)` and `` `pwd` `` at the start spelled `.`
+/// (where the runner is started), `$HOME` and `${HOME}` spelled `~`.
+fn spelled_plainly(source: &str) -> String {
+    const HERE: &[&str] = &["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+    const HOME: &[&str] = &["${HOME}", "$HOME"];
+    for (spellings, plain) in [(HERE, "."), (HOME, "~")] {
+        for spelling in spellings {
+            if let Some(rest) = source.strip_prefix(spelling) {
+                let ends_word = rest.is_empty() || rest.starts_with('/');
+                if ends_word {
+                    return format!("{plain}{rest}");
+                }
+            }
+        }
+    }
+    source.to_string()
+}
+
+/// `cp [options] SOURCE DESTINATION`, one side `CONTAINER:PATH`: the host
+/// side is read (a secret copied into a container leaves the guarded
+/// places) or written (a file of the container over a host file), as by
+/// `cp -r`, so the rules about `cp` decide it.
+fn copy(program: &str, args: &[Word], from: usize, launch: &mut Launch) {
+    let operands: Vec<&Word> = args[from..].iter().filter(|w| !is_option(w)).collect();
+    if operands.len() != 2 {
+        return;
+    }
+    let mut words = vec![Word::literal("cp"), Word::literal("-r")];
+    words.extend(operands.into_iter().cloned());
+    launch.nested.push(Nested::Argv {
+        words,
+        via: format!("{program} cp"),
+        call: None,
+        appended: false,
+        fill: Vec::new(),
+    });
+    launch.foreign.push(from..args.len());
+}
+
+/// Options of docker, podman, nerdctl and compose before the subcommand
+/// that take a value.
+const GLOBAL_VALUES: &[&str] = &[
+    "-H",
+    "--host",
+    "-c",
+    "--context",
+    "--config",
+    "-l",
+    "--log-level",
+    "--tlscacert",
+    "--tlscert",
+    "--tlskey",
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--project-directory",
+    "--env-file",
+    "--profile",
+    "--ansi",
+    "--progress",
+    "--namespace",
+    "-n",
+    "--address",
+    "-a",
+    "--connection",
+    "--url",
+    "--root",
+    "--runroot",
+    "--storage-driver",
+    "--cgroup-manager",
+    "--runtime",
+];
+
+/// Long options of `run`/`create` (docker, podman, nerdctl, compose) that
+/// take no value; every other long option takes one.
+const RUN_FLAGS: &[&str] = &[
+    "rm",
+    "detach",
+    "interactive",
+    "tty",
+    "privileged",
+    "init",
+    "read-only",
+    "publish-all",
+    "quiet",
+    "help",
+    "no-healthcheck",
+    "oom-kill-disable",
+    "disable-content-trust",
+    "sig-proxy",
+    "use-api-socket",
+    "env-host",
+    "http-proxy",
+    "no-hosts",
+    "read-only-tmpfs",
+    "replace",
+    "rmi",
+    "tls-verify",
+    "passwd",
+    "rootfs",
+    "service-ports",
+    "use-aliases",
+    "no-deps",
+    "build",
+    "remove-orphans",
+    "no-TTY",
+];
+
+/// Long options of `run`/`create` (docker, podman, nerdctl, compose) known
+/// to take a value. A long option in neither list is read both ways.
+const RUN_VALUES: &[&str] = &[
+    "add-host",
+    "annotation",
+    "arch",
+    "attach",
+    "blkio-weight",
+    "cap-add",
+    "cap-drop",
+    "cgroup-parent",
+    "cgroupns",
+    "cidfile",
+    "cpu-period",
+    "cpu-quota",
+    "cpu-shares",
+    "cpus",
+    "cpuset-cpus",
+    "cpuset-mems",
+    "detach-keys",
+    "device",
+    "device-cgroup-rule",
+    "dns",
+    "dns-option",
+    "dns-search",
+    "domainname",
+    "entrypoint",
+    "env",
+    "env-file",
+    "expose",
+    "gpus",
+    "group-add",
+    "health-cmd",
+    "health-interval",
+    "health-retries",
+    "health-start-period",
+    "health-timeout",
+    "hostname",
+    "ip",
+    "ip6",
+    "ipc",
+    "isolation",
+    "kernel-memory",
+    "label",
+    "label-file",
+    "link",
+    "log-driver",
+    "log-opt",
+    "mac-address",
+    "memory",
+    "memory-reservation",
+    "memory-swap",
+    "memory-swappiness",
+    "mount",
+    "name",
+    "net",
+    "network",
+    "network-alias",
+    "os",
+    "pid",
+    "pids-limit",
+    "platform",
+    "pod",
+    "publish",
+    "pull",
+    "restart",
+    "runtime",
+    "secret",
+    "security-opt",
+    "shm-size",
+    "stop-signal",
+    "stop-timeout",
+    "storage-opt",
+    "sysctl",
+    "systemd",
+    "tmpfs",
+    "ulimit",
+    "user",
+    "userns",
+    "uts",
+    "variant",
+    "volume",
+    "volumes-from",
+    "workdir",
+];
+
+/// Short options of `run` that take no value.
+const SHORT_FLAGS: &str = "dtiPqT";
+
+#[cfg(test)]
+mod tests {
+    use crate::shell::{analyze, OpaqueKind, SimpleCommand};
+
+    /// The commands `line` runs besides the runner, as `program args...`,
+    /// and the files the runner hands to the container.
+    fn inside(line: &str) -> (Vec<String>, Vec<String>) {
+        let analysis = analyze(line);
+        assert!(!analysis.is_opaque(), "{line}: {:?}", analysis.opaque);
+        let (runner, inner): (Vec<&SimpleCommand>, _) =
+            analysis.commands.iter().partition(|c| c.via.is_empty());
+        let commands = inner
+            .iter()
+            .map(|c| format!("{} {}", c.program, c.args.join(" ")))
+            .collect();
+        let mounts = runner
+            .iter()
+            .flat_map(|c| c.reads.iter().map(|t| t.text.clone()))
+            .collect();
+        (commands, mounts)
+    }
+
+    #[test]
+    fn paths_under_a_mount_are_the_host_paths() {
+        let cases = [
+            (
+                "docker run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "cat ~/.ssh/id_rsa",
+                "~/.ssh",
+            ),
+            (
+                "podman run --volume=$HOME/.aws:/a:ro alpine cat /a/credentials",
+                "cat ~/.aws/credentials",
+                "~/.aws",
+            ),
+            (
+                "nerdctl run --mount type=bind,src=/srv/keys,dst=/k,readonly x head /k/a.pem",
+                "head /srv/keys/a.pem",
+                "/srv/keys",
+            ),
+            (
+                "docker run --rm -v \"$(pwd)\":/app -w /app node cat /app/.env",
+                "cat ./.env",
+                ".",
+            ),
+            (
+                "docker run -v /:/host alpine rm -rf /host/etc",
+                "rm -rf /etc",
+                "/",
+            ),
+            (
+                "docker container run -itv /data:/d alpine ls /d",
+                "ls /data",
+                "/data",
+            ),
+            // The longest destination wins; other paths are the image's.
+            (
+                "docker run -v /a:/x -v /b:/x/y i cat /x/y/z /x/z /etc/os-release",
+                "cat /b/z /a/z /etc/os-release",
+                "/a",
+            ),
+            // `NAME=path` words and the entry point.
+            (
+                "docker run --entrypoint dd -v /k:/k2 i if=/k2/id_rsa",
+                "dd if=/k/id_rsa",
+                "/k",
+            ),
+        ];
+        for (line, command, mount) in cases {
+            let (commands, mounts) = inside(line);
+            assert_eq!(
+                commands.first().map(String::as_str),
+                Some(command),
+                "{line}"
+            );
+            assert_eq!(mounts.first().map(String::as_str), Some(mount), "{line}");
+        }
+    }
+
+    #[test]
+    fn dots_and_slashes_are_worked_out_as_the_container_does() {
+        // A path that leaves every mount is the image's, kept as written.
+        for (line, command) in [
+            (
+                "docker run -v ~/.aws:/a i cat /x/../a//credentials",
+                "cat ~/.aws/credentials",
+            ),
+            (
+                "docker run -v ~/.aws:/a i cat /../a/./config",
+                "cat ~/.aws/config",
+            ),
+            (
+                "docker run -v ~/.aws:/a i cat /a/../etc/hosts",
+                "cat /a/../etc/hosts",
+            ),
+        ] {
+            assert_eq!(
+                inside(line).0.first().map(String::as_str),
+                Some(command),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn variables_given_to_the_container_are_known_inside() {
+        let line = "docker run -v \"$PWD\":/app -e F=/app/.env -e G=\"$X\" i sh -c 'cat $F $G'";
+        assert_eq!(inside(line).0[1], "cat ./.env $G");
+        // The host's variables stay outside.
+        let line = "export F=/etc/hosts; docker run -v ~/.aws:/a i sh -c 'cat $F'";
+        assert_eq!(inside(line).0.last().map(String::as_str), Some("cat $F"));
+    }
+
+    #[test]
+    fn code_run_by_a_shell_in_the_container_is_mapped_too() {
+        let (commands, _) = inside("docker run -v ~/.ssh:/s alpine sh -c 'cat /s/id_rsa | base64'");
+        assert_eq!(
+            commands,
+            [
+                "sh -c cat /s/id_rsa | base64",
+                "cat ~/.ssh/id_rsa",
+                "base64 "
+            ]
+        );
+    }
+
+    #[test]
+    fn volumes_and_options_that_are_no_host_path_or_command() {
+        // Named and anonymous volumes, tmpfs and volume mounts: no host path.
+        for line in [
+            "docker run -v pgdata:/var/lib/postgresql/data postgres",
+            "docker run -v /data postgres",
+            "docker run --mount type=volume,src=x,dst=/x postgres",
+            "docker run --mount type=tmpfs,dst=/x postgres",
+            "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=x --name db postgres:16",
+        ] {
+            assert_eq!(inside(line), (vec![], vec![]), "{line}");
+        }
+        // Values of options are not the image, flags take none.
+        let (commands, _) = inside("docker run --rm -it -e A=1 --network host --name x img ls /");
+        assert_eq!(commands, ["ls /"]);
+        let (commands, _) = inside("docker compose run --rm -T web pytest -x");
+        assert_eq!(commands, ["pytest -x"]);
+        let (commands, _) = inside("docker --context prod run img id");
+        assert_eq!(commands, ["id "]);
+    }
+
+    #[test]
+    fn docker_cp_is_a_copy_on_the_host_side() {
+        let (commands, _) = inside("docker cp ~/.aws/credentials web:/tmp/c");
+        assert_eq!(commands, ["cp -r ~/.aws/credentials web:/tmp/c"]);
+        let (commands, _) = inside("docker compose cp -a web:/etc/passwd ~/.bashrc");
+        assert_eq!(commands, ["cp -r web:/etc/passwd ~/.bashrc"]);
+    }
+
+    #[test]
+    fn a_terminal_shell_is_followed_only_next_to_the_host() {
+        // Confined: what it reads from the terminal stays in the container.
+        assert_eq!(inside("docker run --rm -it ubuntu bash"), (vec![], vec![]));
+        // Next to host mounts or processes, code it reads is not known.
+        for line in [
+            "docker run --rm -i -v /srv:/srv ubuntu bash",
+            "docker run --rm -it --privileged alpine sh -l",
+            "podman run -it --pid=host alpine sh",
+        ] {
+            let analysis = analyze(line);
+            assert!(analysis.has_opaque(OpaqueKind::ShellFromStdin), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_option_not_known_is_read_with_and_without_a_value() {
+        // `--quiet-pull` takes no value; read as taking one, `web` would be
+        // its value and `rm` the image.
+        let (commands, _) = inside("docker compose run --quiet-pull web rm -rf /");
+        assert!(commands.iter().any(|c| c == "rm -rf /"), "{commands:?}");
+        let (commands, _) = inside("docker run --some-new-option x alpine cat /etc/shadow");
+        assert!(
+            commands.iter().any(|c| c == "cat /etc/shadow"),
+            "{commands:?}"
+        );
+        // Known options are read one way only.
+        let (commands, _) = inside("docker run --name web --network host nginx nginx -t");
+        assert_eq!(commands, ["nginx -t"]);
+        // Too many unknown options to follow every reading: not known.
+        let analysis = analyze("docker run --a --b --c --d alpine ls");
+        assert!(analysis.has_opaque(OpaqueKind::DynamicProgram));
+    }
+
+    #[test]
+    fn exec_is_still_followed() {
+        let (commands, _) = inside("docker exec -it db psql -c 'SELECT 1'");
+        assert_eq!(commands, ["psql -c SELECT 1"]);
+    }
+}
