@@ -95,22 +95,15 @@ fn lexical(path: &str) -> std::borrow::Cow<'_, str> {
     if !path.starts_with('/') || plain {
         return path.into();
     }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            _ => parts.push(part),
-        }
-    }
-    let trailing = if path.ends_with('/') && !parts.is_empty() {
+    // The walk every path takes (`paths::normalize`), keeping a trailing
+    // `/`, which says the path is a directory.
+    let worked = crate::paths::normalize(path, "/", None);
+    let trailing = if path.ends_with('/') && worked != "/" {
         "/"
     } else {
         ""
     };
-    format!("/{}{trailing}", parts.join("/")).into()
+    format!("{worked}{trailing}").into()
 }
 
 /// `docker`/`podman`/`nerdctl`/`docker-compose`/`podman-compose` commands: `run`, `create`
@@ -473,7 +466,7 @@ fn copy(program: &str, args: &[Word], from: usize, launch: &mut Launch) {
 
 /// Options of docker, podman, nerdctl and compose before the subcommand
 /// that take a value.
-const GLOBAL_VALUES: &[&str] = &[
+pub(super) const GLOBAL_VALUES: &[&str] = &[
     "-H",
     "--host",
     "-c",

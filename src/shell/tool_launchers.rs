@@ -227,7 +227,7 @@ fn subcommand_is_exec(before: &[Word], kube: bool) -> bool {
     let values: &[&str] = if kube {
         KUBECTL_EXEC_VALUES
     } else {
-        DOCKER_GLOBAL_VALUES
+        super::containers::GLOBAL_VALUES
     };
     let mut i = 0;
     while let Some(w) = before.get(i) {
@@ -245,29 +245,6 @@ fn subcommand_is_exec(before: &[Word], kube: bool) -> bool {
     }
     true
 }
-
-/// Options of docker and compose before the subcommand that take a value.
-const DOCKER_GLOBAL_VALUES: &[&str] = &[
-    "-H",
-    "--host",
-    "-c",
-    "--context",
-    "--config",
-    "-l",
-    "--log-level",
-    "--tlscacert",
-    "--tlscert",
-    "--tlskey",
-    "-f",
-    "--file",
-    "-p",
-    "--project-name",
-    "--project-directory",
-    "--env-file",
-    "--profile",
-    "--ansi",
-    "--progress",
-];
 
 /// Options of `docker exec` (and `compose exec`) that take a value.
 const DOCKER_EXEC_VALUES: &[&str] = &[
