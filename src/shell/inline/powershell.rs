@@ -15,6 +15,8 @@ use super::super::words::Word;
 use super::super::OpaqueKind;
 use super::urls;
 
+mod dotnet;
+
 /// Deepest `{...}`, `(...)`, `$(...)` and `Invoke-Expression` nesting followed.
 const MAX_DEPTH: usize = 16;
 
@@ -191,6 +193,14 @@ struct Reader<'a> {
     variables: Vec<(String, String)>,
 }
 
+/// What reading a statement finds besides its words: code in `{...}`,
+/// `(...)` and `$(...)` to read on its own, and .NET static calls.
+#[derive(Default)]
+struct Found {
+    code: Vec<String>,
+    calls: Vec<dotnet::StaticCall>,
+}
+
 /// One word of a statement: its text, whether it is known before run time.
 #[derive(Debug, Clone)]
 struct PsWord {
@@ -223,11 +233,14 @@ impl Reader<'_> {
         let chars: Vec<char> = code.chars().collect();
         let mut at = 0;
         while at < chars.len() {
-            let mut inner = Vec::new();
-            let (words, next) = statement(&chars, at, &mut inner);
+            let mut found = Found::default();
+            let (words, next) = statement(&chars, at, &mut found);
             at = next.max(at + 1);
-            for code in inner {
+            for code in found.code {
                 self.code(&code, depth + 1);
+            }
+            for call in &found.calls {
+                self.static_call(call);
             }
             self.statement(words, depth);
         }
@@ -439,6 +452,31 @@ impl Reader<'_> {
             }
         }
         out
+    }
+
+    /// A .NET static call that touches files, starts a program or reveals
+    /// the environment, as the command that does the same.
+    fn static_call(&mut self, call: &dotnet::StaticCall) {
+        let name = call.written.as_str();
+        match dotnet::action(call) {
+            Some(dotnet::Action::Library {
+                program,
+                flags,
+                operands,
+            }) => {
+                let flags = flags.iter().map(|f| Word::literal(*f)).collect();
+                self.push_paths(program, flags, &operands, name);
+            }
+            Some(dotnet::Action::Run(words)) => {
+                let command = words.iter().map(|w| self.word(w, &w.text)).collect();
+                self.push(command, None);
+            }
+            Some(dotnet::Action::Environment(words)) => {
+                let command = words.iter().map(|w| self.word(w, &w.text)).collect();
+                self.push(command, Some(name));
+            }
+            None => {}
+        }
     }
 
     /// `program [options] -- PATH...` for a cmdlet that acts on `paths`.
@@ -675,8 +713,8 @@ fn split_list(word: &PsWord) -> Vec<PsWord> {
 }
 
 /// One statement from `at`: its words, and where the next starts. Code in
-/// `{...}`, `(...)`, `$(...)` is added to `inner` to be read on its own.
-fn statement(chars: &[char], mut at: usize, inner: &mut Vec<String>) -> (Vec<PsWord>, usize) {
+/// `{...}`, `(...)`, `$(...)` is added to `found` to be read on its own.
+fn statement(chars: &[char], mut at: usize, found: &mut Found) -> (Vec<PsWord>, usize) {
     let mut words = Vec::new();
     loop {
         while at < chars.len() && matches!(chars[at], ' ' | '\t' | '\r') {
@@ -710,7 +748,7 @@ fn statement(chars: &[char], mut at: usize, inner: &mut Vec<String>) -> (Vec<PsW
             }
             _ => {}
         }
-        let (word, next) = word(chars, at, inner);
+        let (word, next) = word(chars, at, found);
         words.push(word);
         at = next.max(at + 1);
     }
@@ -748,7 +786,7 @@ fn group(chars: &[char], at: usize) -> (String, usize) {
     )
 }
 
-fn word(chars: &[char], at: usize, inner: &mut Vec<String>) -> (PsWord, usize) {
+fn word(chars: &[char], at: usize, found: &mut Found) -> (PsWord, usize) {
     let mut text = String::new();
     // Where unquoted commas cut `text` into list items.
     let mut cuts: Vec<usize> = Vec::new();
@@ -792,7 +830,7 @@ fn word(chars: &[char], at: usize, inner: &mut Vec<String>) -> (PsWord, usize) {
                         }
                         '$' if chars.get(i + 1) == Some(&'(') => {
                             let (code, next) = group(chars, i + 1);
-                            inner.push(code);
+                            found.code.push(code);
                             known = false;
                             text.push_str("$(...)");
                             i = next;
@@ -819,9 +857,19 @@ fn word(chars: &[char], at: usize, inner: &mut Vec<String>) -> (PsWord, usize) {
             }
             '{' | '(' => {
                 let (code, next) = group(chars, i);
+                if c == '(' {
+                    if let Some((written, type_name, method)) = dotnet::callee(&text) {
+                        found.calls.push(dotnet::StaticCall {
+                            written: written.to_string(),
+                            type_name,
+                            method,
+                            args: code.clone(),
+                        });
+                    }
+                }
                 // `@{...}` is a table of values, not code.
                 if !text.ends_with('@') || c == '(' {
-                    inner.push(code);
+                    found.code.push(code);
                 }
                 known = false;
                 text.push(c);
@@ -980,6 +1028,60 @@ mod tests {
             let found = commands(line);
             assert!(found.iter().any(|c| c == want), "{line}: {found:?}");
         }
+    }
+
+    #[test]
+    fn dotnet_file_and_process_methods_are_their_commands() {
+        for (line, want) in [
+            ("pwsh -c \"[IO.File]::ReadAllText('.env')\"", "cat -- .env"),
+            (
+                "pwsh -c \"[System.IO.File]::ReadAllBytes('~/.ssh/id_rsa')\"",
+                "cat -- ~/.ssh/id_rsa",
+            ),
+            (
+                r#"pwsh -c '[IO.File]::ReadAllText([IO.Path]::Combine($HOME, ".ssh", "id_rsa"))'"#,
+                "cat -- ~/.ssh/id_rsa",
+            ),
+            (
+                r#"pwsh -c 'Write-Output ([io.file]::readalltext("$HOME\.aws\credentials"))'"#,
+                "cat -- ~/.aws/credentials",
+            ),
+            (
+                "pwsh -c \"[IO.File]::Delete('.git/config')\"",
+                "rm -f -- .git/config",
+            ),
+            (
+                r#"pwsh -c '[IO.File]::AppendAllText("~/.bashrc", "x")'"#,
+                "tee -- ~/.bashrc",
+            ),
+            (r#"pwsh -c '[IO.File]::Move("a", "b")'"#, "mv -- a b"),
+            (
+                r#"pwsh -c '[IO.Directory]::Delete("~", $true)'"#,
+                "rm -r -f -- ~",
+            ),
+            (
+                r#"pwsh -c '[IO.Directory]::Delete("empty")'"#,
+                "rmdir -- empty",
+            ),
+            (
+                r#"pwsh -c '[IO.Directory]::Delete("empty", $false)'"#,
+                "rmdir -- empty",
+            ),
+            (
+                r#"pwsh -c '[Diagnostics.Process]::Start("git", "push --force")'"#,
+                "git push --force",
+            ),
+            (
+                r#"pwsh -c '[Environment]::GetEnvironmentVariables()'"#,
+                "env ",
+            ),
+        ] {
+            let found = commands(line);
+            assert!(found.iter().any(|c| c == want), "{line}: {found:?}");
+        }
+        // Methods that neither touch files nor run anything add nothing.
+        let found = commands(r#"pwsh -c '[IO.Path]::GetFileName("a/b.txt"); [Math]::Max(1, 2)'"#);
+        assert!(found.iter().all(|c| c.starts_with("pwsh ")), "{found:?}");
     }
 
     #[test]
