@@ -1056,6 +1056,10 @@ mod tests {
             ),
             (r#"pwsh -c '[IO.File]::Move("a", "b")'"#, "mv -- a b"),
             (
+                r#"pwsh -c '[IO.StreamReader]::new(".env").ReadToEnd()'"#,
+                "cat -- .env",
+            ),
+            (
                 r#"pwsh -c '[IO.Directory]::Delete("~", $true)'"#,
                 "rm -r -f -- ~",
             ),

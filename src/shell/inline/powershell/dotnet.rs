@@ -116,6 +116,9 @@ pub(super) fn action(call: &StaticCall) -> Option<Action> {
             "createsymboliclink" => library("ln", &["-s"], vec_rev(first(2))),
             _ => None,
         },
+        // Streams opened on a path read or write it.
+        ("io.streamreader" | "io.filestream", "new") => library("cat", &[], first(1)),
+        ("io.streamwriter", "new") => library("tee", &[], first(1)),
         ("diagnostics.process", "start") => {
             let mut words = first(1);
             if words.is_empty() {
