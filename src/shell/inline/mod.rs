@@ -15,6 +15,7 @@
 //! (`python -m pytest`) are not read: the analysis never touches files.
 
 mod code;
+mod elisp;
 mod lexer;
 mod powershell;
 mod sed;
@@ -40,6 +41,8 @@ enum Reads {
     Tcl,
     /// PowerShell: cmdlets, aliases and native programs.
     PowerShell,
+    /// Emacs Lisp: s-expressions calling the file and process functions.
+    Lisp,
 }
 
 /// Where an interpreter's options say its program is.
@@ -54,6 +57,8 @@ enum Options {
     Awk,
     Sed,
     PowerShell,
+    /// `emacs --eval EXPR`, `emacsclient -e EXPR...`.
+    Emacs,
 }
 
 /// getopt-style options: `code` letters (and `long_code` options) take the
@@ -265,6 +270,12 @@ const INTERPRETERS: &[Interpreter] = &[
         reads: Reads::PowerShell,
     },
     Interpreter {
+        names: &["emacs", "emacsclient"],
+        versioned: false,
+        options: Options::Emacs,
+        reads: Reads::Lisp,
+    },
+    Interpreter {
         names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
         versioned: false,
         options: Options::Awk,
@@ -339,6 +350,14 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         },
         Options::Awk => awk_options(args),
         Options::Sed => sed_options(args),
+        Options::Emacs => {
+            let pieces = elisp::code_pieces(program, args);
+            if pieces.is_empty() {
+                (Source::Elsewhere, "")
+            } else {
+                (Source::Code(pieces), "--eval")
+            }
+        }
         Options::PowerShell => {
             let (source, flag) = powershell::options(program, args);
             match source {
@@ -436,6 +455,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         }
         Reads::PowerShell => {
             powershell::read(&text, literal, &label, launch);
+            return;
+        }
+        Reads::Lisp => {
+            elisp::read(&text, literal, &label, launch);
             return;
         }
         Reads::Sed => return,
