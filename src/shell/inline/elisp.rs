@@ -441,13 +441,12 @@ impl Reader<'_> {
                     self.push_argv(vec![Word::literal("printenv"), variable], Some(name));
                 }
             }
-            "princ" | "prin1" | "print" | "message" | "pp" | "insert" | "format" => {
+            "princ" | "prin1" | "print" | "message" | "pp" | "insert" | "format"
                 if args
                     .iter()
-                    .any(|a| a == &Sexp::Atom("process-environment".into()))
-                {
-                    self.push_argv(vec![Word::literal("env")], Some(name));
-                }
+                    .any(|a| a == &Sexp::Atom("process-environment".into())) =>
+            {
+                self.push_argv(vec![Word::literal("env")], Some(name));
             }
             // More code: `(eval (read "..."))`, `(funcall 'f ...)`.
             "eval" => match args.first() {
