@@ -138,9 +138,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "sg" => super::tool_launchers::sg(args, &mut launch),
         "entr" => super::tool_launchers::entr(args, &mut launch),
         "bwrap" => super::tool_launchers::bwrap(args, &mut launch),
-        "gdb" | "vi" | "vim" | "nvim" | "gvim" | "rvim" | "view" | "vimdiff" => {
-            super::tool_launchers::startup_commands(program, args, &mut launch)
-        }
+        "gdb" => super::tool_launchers::gdb_commands(args, &mut launch),
         "man" => super::tool_launchers::man(args, &mut launch),
         "rimraf" => super::tool_launchers::rimraf(program, args, &mut launch),
         "shx" => super::tool_launchers::shx(args, &mut launch),

@@ -491,56 +491,36 @@ pub fn bwrap(args: &[Word], launch: &mut Launch) {
     launch.foreign.push(i..args.len());
 }
 
-/// The shell command in a vim or gdb startup command, if it runs one:
-/// `!code`, `:!code`, `silent !code`, `r !code`, `%!code` (vim), `shell
-/// code` and `!code` (gdb).
-fn editor_shell_command(command: &str) -> Option<&str> {
-    let trimmed = command.trim_start_matches([':', ' ', '\t']);
-    if let Some(rest) = trimmed.strip_prefix("shell ") {
-        return Some(rest);
-    }
-    let (before, after) = trimmed.split_once('!')?;
-    let before = before.trim();
-    let runs = before.is_empty()
-        || before.ends_with("silent")
-        || [
-            "r", "read", "w", "write", "%", ".", "'<,'>", "exe", "execute",
-        ]
-        .contains(&before)
-        || before
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == ',' || c == '$');
-    runs.then_some(after)
+/// The shell command in a gdb command, if it runs one: `shell code`,
+/// `!code`.
+fn gdb_shell_command(command: &str) -> Option<&str> {
+    let trimmed = command.trim_start();
+    trimmed
+        .strip_prefix("shell ")
+        .or_else(|| trimmed.strip_prefix('!'))
 }
 
-/// `vim -c CMD`, `vim +CMD`, `vim --cmd CMD`; `gdb -ex CMD` and friends.
-pub fn startup_commands(program: &str, args: &[Word], launch: &mut Launch) {
-    let gdb = program == "gdb";
+/// `gdb -ex CMD` and friends. (Vim's startup commands are read by
+/// `inline::vim_ex`.)
+pub fn gdb_commands(args: &[Word], launch: &mut Launch) {
     let mut i = 0;
     while let Some(word) = args.get(i) {
         i += 1;
         let text = word.text.as_str();
-        let takes_next = if gdb {
-            matches!(
-                text,
-                "-ex" | "--ex" | "-iex" | "--iex" | "-eval-command" | "--eval-command"
-            )
-        } else {
-            matches!(text, "-c" | "--cmd")
-        };
-        let value = if takes_next {
+        let value = if matches!(
+            text,
+            "-ex" | "--ex" | "-iex" | "--iex" | "-eval-command" | "--eval-command"
+        ) {
             i += 1;
             args.get(i - 1).map(|w| w.text.clone())
-        } else if gdb {
+        } else {
             text.strip_prefix("--eval-command=")
                 .or_else(|| text.strip_prefix("-eval-command="))
                 .or_else(|| text.strip_prefix("--ex="))
                 .map(str::to_string)
-        } else {
-            text.strip_prefix('+').map(str::to_string)
         };
-        if let Some(code) = value.as_deref().and_then(editor_shell_command) {
-            script(launch, word, code, &format!("{program} !"));
+        if let Some(code) = value.as_deref().and_then(gdb_shell_command) {
+            script(launch, word, code, "gdb !");
         }
     }
 }

@@ -22,6 +22,7 @@ mod sed;
 mod sinks;
 mod tcl;
 mod urls;
+mod vim_ex;
 
 pub use lexer::Lang;
 
@@ -43,6 +44,8 @@ enum Reads {
     PowerShell,
     /// Emacs Lisp: s-expressions calling the file and process functions.
     Lisp,
+    /// Vim's Ex commands: `:!`, `system()`, embedded languages.
+    VimEx,
 }
 
 /// Where an interpreter's options say its program is.
@@ -59,6 +62,8 @@ enum Options {
     PowerShell,
     /// `emacs --eval EXPR`, `emacsclient -e EXPR...`.
     Emacs,
+    /// `vim -c CMD`, `--cmd CMD`, `+CMD`.
+    Vim,
 }
 
 /// getopt-style options: `code` letters (and `long_code` options) take the
@@ -276,6 +281,14 @@ const INTERPRETERS: &[Interpreter] = &[
         reads: Reads::Lisp,
     },
     Interpreter {
+        names: &[
+            "vim", "nvim", "vi", "gvim", "mvim", "vimdiff", "nvim-qt", "view", "ex", "evim", "rvim",
+        ],
+        versioned: false,
+        options: Options::Vim,
+        reads: Reads::VimEx,
+    },
+    Interpreter {
         names: &["awk", "gawk", "mawk", "nawk", "busybox-awk"],
         versioned: false,
         options: Options::Awk,
@@ -350,6 +363,14 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         },
         Options::Awk => awk_options(args),
         Options::Sed => sed_options(args),
+        Options::Vim => {
+            let pieces = vim_ex::code_pieces(args);
+            if pieces.is_empty() {
+                (Source::Elsewhere, "")
+            } else {
+                (Source::Code(pieces), "-c")
+            }
+        }
         Options::Emacs => {
             let pieces = elisp::code_pieces(program, args);
             if pieces.is_empty() {
@@ -459,6 +480,10 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, launch: &mut
         }
         Reads::Lisp => {
             elisp::read(&text, literal, &label, launch);
+            return;
+        }
+        Reads::VimEx => {
+            vim_ex::read(&text, literal, &label, launch);
             return;
         }
         Reads::Sed => return,
