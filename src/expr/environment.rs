@@ -248,17 +248,31 @@ pub fn needs(expr: &IdedExpr) -> Needs {
 /// itself, never asking the environment.
 fn is_native(name: &str, operands: usize) -> bool {
     use operators::*;
-    match (operands, name) {
-        (1, LOGICAL_NOT | NEGATE | NOT_STRICTLY_FALSE) => true,
-        (
-            2,
-            LOGICAL_OR | LOGICAL_AND | EQUALS | NOT_EQUALS | INDEX | OPT_INDEX | OPT_SELECT | ADD
-            | SUBSTRACT | DIVIDE | MULTIPLY | MODULO | LESS | LESS_EQUALS | GREATER
-            | GREATER_EQUALS | IN,
-        ) => true,
-        (3, CONDITIONAL) => true,
-        _ => false,
-    }
+    matches!(
+        (operands, name),
+        (1, LOGICAL_NOT | NEGATE | NOT_STRICTLY_FALSE)
+            | (
+                2,
+                LOGICAL_OR
+                    | LOGICAL_AND
+                    | EQUALS
+                    | NOT_EQUALS
+                    | INDEX
+                    | OPT_INDEX
+                    | OPT_SELECT
+                    | ADD
+                    | SUBSTRACT
+                    | DIVIDE
+                    | MULTIPLY
+                    | MODULO
+                    | LESS
+                    | LESS_EQUALS
+                    | GREATER
+                    | GREATER_EQUALS
+                    | IN,
+            )
+            | (3, CONDITIONAL)
+    )
 }
 
 /// The libraries declaring `function`, or `None` when none does.

@@ -381,7 +381,7 @@ fn only_assigned_once(name: &str, at: usize, src: &str) -> bool {
         let braced_use = before.ends_with("${") && src[end..].starts_with('}');
         // `export NAME` passes the value on without changing it.
         let exported = before.ends_with("export ")
-            && src[end..].starts_with(|c: char| matches!(c, ' ' | ';' | '\n' | '&' | '|'))
+            && src[end..].starts_with([' ', ';', '\n', '&', '|'])
             || before.ends_with("export ") && end == src.len();
         if !(plain_use || braced_use || exported) {
             return false;

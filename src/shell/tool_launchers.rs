@@ -355,16 +355,13 @@ pub fn rsync(args: &[Word], launch: &mut Launch) {
                 text: v.to_string(),
                 ..word.clone()
             })
-        } else if let Some(v) = text
-            .strip_prefix("-e")
-            .filter(|v| !v.is_empty() && !text.starts_with("--"))
-        {
-            Some(Word {
-                text: v.to_string(),
-                ..word.clone()
-            })
         } else {
-            None
+            text.strip_prefix("-e")
+                .filter(|v| !v.is_empty() && !text.starts_with("--"))
+                .map(|v| Word {
+                    text: v.to_string(),
+                    ..word.clone()
+                })
         };
         if let Some(value) = value {
             script(launch, &value, &value.text, "rsync -e");

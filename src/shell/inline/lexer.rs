@@ -180,7 +180,7 @@ impl Lexer {
         }
         self.at += level + 2;
         let close: Vec<char> = std::iter::once(']')
-            .chain(std::iter::repeat('=').take(level))
+            .chain(std::iter::repeat_n('=', level))
             .chain(std::iter::once(']'))
             .collect();
         let mut text = String::new();
@@ -348,7 +348,7 @@ impl Lexer {
                 };
                 self.at += dashes + 2;
                 let end: Vec<char> = std::iter::once(close)
-                    .chain(std::iter::repeat('-').take(dashes))
+                    .chain(std::iter::repeat_n('-', dashes))
                     .chain(std::iter::once(quote))
                     .collect();
                 let mut text = String::new();
