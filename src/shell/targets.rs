@@ -469,9 +469,17 @@ fn option_values(args: &[Word], short: &str, long: &[&str]) -> Vec<Target> {
 /// `xargs -a .env echo` prints them.
 pub fn read_operands(program: &str, args: &[Word]) -> Vec<Target> {
     let mut found = match program {
-        "curl" => option_values(args, "K", &["config"]),
+        "curl" => {
+            let mut found = option_values(args, "K", &["config"]);
+            found.extend(file_urls(args));
+            found
+        }
         "xargs" => xargs_arg_files(args),
-        "wget" => option_values(args, "i", &["input-file", "config"]),
+        "wget" => {
+            let mut found = option_values(args, "i", &["input-file", "config"]);
+            found.extend(file_urls(args));
+            found
+        }
         "ssh" | "scp" | "sftp" | "autossh" => option_values(args, "F", &[]),
         "sqlite3" => sqlite_reads(args),
         _ => return Vec::new(),
@@ -479,6 +487,57 @@ pub fn read_operands(program: &str, args: &[Word]) -> Vec<Target> {
     // `-` is standard input, which a redirection names where it matters.
     found.retain(|t| !t.text.is_empty() && t.text != "-");
     found
+}
+
+/// The local files `file://` URLs name (`curl file:///home/u/.ssh/id_rsa`
+/// prints the key): the path after the scheme and an optional host
+/// (`localhost`), with `%XX` escapes decoded as curl decodes them.
+fn file_urls(args: &[Word]) -> Vec<Target> {
+    args.iter()
+        .filter_map(|word| {
+            let text = word.text.as_str();
+            let scheme = text.get(..5)?;
+            if !scheme.eq_ignore_ascii_case("file:") {
+                return None;
+            }
+            let rest = &text[5..];
+            let path = match rest.strip_prefix("//") {
+                // `file://host/path`: the path starts at the next `/`.
+                Some(after) => &after[after.find('/')?..],
+                None => rest,
+            };
+            Some(Target {
+                text: percent_decoded(path),
+                ..Target::of(word)
+            })
+        })
+        .collect()
+}
+
+/// `text` with `%XX` escapes decoded; an escape that is not two hex digits
+/// or decodes to invalid UTF-8 leaves the text as written.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).and_then(|b| hex(*b)),
+            bytes.get(i + 2).and_then(|b| hex(*b)),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// The files `xargs -a FILE` / `-aFILE` / `--arg-file[=]FILE` (or any

@@ -240,7 +240,9 @@ const SPECS: &[Spec] = &[
         ..BASE
     },
     Spec {
-        names: &["busybox", "toybox"],
+        // Multi-call binaries: the first operand is the tool (uutils'
+        // `coreutils rm -rf ~` as busybox's).
+        names: &["busybox", "toybox", "coreutils"],
         no_command_long: &["list", "list-full", "help", "install"],
         ..BASE
     },
