@@ -747,7 +747,10 @@ impl Reader<'_> {
     fn check_uncalled(&mut self, value: &Val) {
         if let Val::Ref(name) = value {
             if let Some(s) = sink(self.lang, name) {
-                if !matches!(s, Sink::Delete { .. } | Sink::RmDir | Sink::Move) {
+                if !matches!(
+                    s,
+                    Sink::Delete { .. } | Sink::RmDir | Sink::Move | Sink::Read { .. }
+                ) {
                     self.opaque(format!("refers to `{name}` without calling it"));
                 }
             }
@@ -1459,10 +1462,17 @@ impl Reader<'_> {
                         }
                     }
                 };
-                if writes {
-                    if let Some(target) = positional.get(path) {
-                        self.library("tee", &[], vec![target.clone()], name);
+                if let Some(target) = positional.get(path) {
+                    // An open that does not write reads the file.
+                    let program = if writes { "tee" } else { "cat" };
+                    if writes || mode.is_some() {
+                        self.library(program, &[], vec![target.clone()], name);
                     }
+                }
+            }
+            Sink::Read { path } => {
+                if let Some(target) = positional.get(path) {
+                    self.library("cat", &[], vec![target.clone()], name);
                 }
             }
             Sink::Copy => {

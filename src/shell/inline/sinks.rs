@@ -148,6 +148,12 @@ pub(super) enum Sink {
         path: usize,
         mode: Option<usize>,
     },
+    /// A file read (`fs.readFileSync(p)`, `File.read(p)`), reported as
+    /// `cat -- PATH` for argument `path`. An open for reading (`open(p)`)
+    /// is a [`Sink::Write`] whose mode does not write.
+    Read {
+        path: usize,
+    },
     /// A copy (`shutil.copy(src, dst)`), reported as `cp -- SRC DST`.
     Copy,
     /// A link (`os.symlink(target, link)`), reported as `ln -s -- TARGET LINK`.
@@ -198,6 +204,7 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 mode: None,
             },
             "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree" => Copy,
+            "linecache.getlines" | "linecache.getline" | "fileinput.input" => Read { path: 0 },
             "os.symlink" | "os.link" => Link,
             "importlib.import_module"
             | "__import__"
@@ -245,6 +252,15 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                     path: 0,
                     mode: None,
                 },
+                (
+                    "fs" | "fs-extra" | "graceful-fs",
+                    "readFile" | "readFileSync" | "createReadStream" | "readJson" | "readJsonSync"
+                    | "readJSON" | "readJSONSync",
+                )
+                | ("Bun", "file")
+                | ("Deno", "readTextFile" | "readTextFileSync" | "readFile" | "readFileSync") => {
+                    Read { path: 0 }
+                }
                 ("fs" | "fs-extra" | "graceful-fs", "open" | "openSync") => Write {
                     path: 0,
                     mode: Some(1),
@@ -301,6 +317,7 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 | ("File", "delete" | "unlink") => Delete { recursive: false },
                 ("Dir" | "FileUtils", "rmdir" | "delete" | "unlink") => RmDir,
                 ("FileUtils" | "File", "mv" | "move" | "rename") => Move,
+                ("File" | "IO", "read" | "binread" | "readlines" | "foreach") => Read { path: 0 },
                 ("File" | "IO", "write" | "binwrite") => Write {
                     path: 0,
                     mode: None,
@@ -323,6 +340,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "unlink" => Delete { recursive: false },
             "rmdir" => RmDir,
             "rename" => Move,
+            "file_get_contents" | "file" | "readfile" | "parse_ini_file" | "highlight_file"
+            | "show_source" => Read { path: 0 },
             "file_put_contents" => Write {
                 path: 0,
                 mode: None,
@@ -344,6 +363,7 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "load" | "loadstring" => Code,
             "os.remove" => Delete { recursive: false },
             "os.rename" => Move,
+            "io.lines" => Read { path: 0 },
             "io.open" => Write {
                 path: 0,
                 mode: Some(1),
@@ -367,6 +387,8 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
             "unlink" => Delete { recursive: false },
             "file.remove" => Delete { recursive: false },
             "file.rename" => Move,
+            "readLines" | "readRDS" | "read.csv" | "read.table" | "read.delim" | "scan"
+            | "readChar" | "readBin" | "readRenviron" | "source" => Read { path: 0 },
             "file.copy" => Copy,
             "file.symlink" | "file.link" => Link,
             "writeLines" | "saveRDS" | "write.csv" | "write.table" => Write {
@@ -387,6 +409,7 @@ pub(super) fn sink(lang: Lang, name: &str) -> Option<Sink> {
                 "mv" => Move,
                 "cp" => Copy,
                 "symlink" | "hardlink" => Link,
+                "read" | "readlines" | "readchomp" | "eachline" => Read { path: 0 },
                 "write" => Write {
                     path: 0,
                     mode: None,
