@@ -1031,6 +1031,13 @@ fn expand_known_variables(target: &Target, root: &str, place: &Place) -> Option<
         Place::Start => root,
         _ => ".",
     };
+    // `${TMPDIR:-/tmp}`: the temp directory either way.
+    for default in ["${TMPDIR:-/tmp}", "${TMPDIR-/tmp}", "${TMPDIR:-/var/tmp}"] {
+        if let Some(rest) = text.strip_prefix(default) {
+            let clean = !rest.contains(['$', '`']) && (rest.is_empty() || rest.starts_with('/'));
+            return clean.then(|| format!("/tmp{rest}"));
+        }
+    }
     for (names, value) in [
         (["$HOME", "${HOME}"], "~"),
         (["$PWD", "${PWD}"], pwd),
@@ -1326,6 +1333,9 @@ mod tests {
             ("/tmp/x", Temp),
             ("/tmp/*", Temp),
             ("$TMPDIR/build", Temp),
+            ("\"${TMPDIR:-/tmp}/myapp-test\"", Temp),
+            ("${TMPDIR-/tmp}/x", Temp),
+            ("${TMPDIR:-/home/u}/x", Unknown),
             ("/var/tmp/cache", Temp),
             ("/srv/data", System),
             ("/opt2", Outside),

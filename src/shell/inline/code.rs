@@ -635,6 +635,16 @@ impl Reader<'_> {
                 }
                 _ => None,
             },
+            // A directory the call has just created, empty and nobody
+            // else's: deleting it is what `rm -rf /tmp/tmp.XXXX` is,
+            // wherever a `dir=` or prefix put it.
+            (Lang::Python, "tempfile.mkdtemp")
+            | (Lang::JavaScript, "fs.mkdtempSync")
+            | (Lang::Ruby, "Dir.mktmpdir")
+            | (Lang::Julia, "mktempdir") => Some(Val::Str("/tmp/tmp.XXXXXXXX".into(), true)),
+            (Lang::Python, "tempfile.gettempdir") | (Lang::JavaScript, "os.tmpdir") => {
+                Some(Val::Str("/tmp".into(), true))
+            }
             (Lang::Python, "pathlib.Path.home" | "Path.home" | "pathlib.PosixPath.home") => {
                 Some(Val::PathObj(Box::new(home())))
             }

@@ -740,3 +740,30 @@ fn files_the_code_reads_are_reported_as_cat() {
     );
     assert!(!found.iter().any(|c| c.starts_with("cat")), "{found:?}");
 }
+
+#[test]
+fn a_directory_just_made_in_temp_is_temp() {
+    for line in [
+        r#"python3 -c "import shutil, tempfile; shutil.rmtree(tempfile.mkdtemp())""#,
+        r#"python3 -c "import shutil, tempfile; d = tempfile.mkdtemp(); shutil.rmtree(d)""#,
+        r#"node -e "const fs=require('fs'); fs.rmSync(fs.mkdtempSync('x-'), {recursive: true})""#,
+    ] {
+        let found = commands(&analyze(line));
+        assert!(
+            found.iter().any(|c| c.starts_with("rm -r -f -- /tmp/tmp.")),
+            "{line}: {found:?}"
+        );
+    }
+    // The temp root itself, or a climb out of the new directory, is not.
+    for line in [
+        r#"python3 -c "import shutil, tempfile; shutil.rmtree(tempfile.gettempdir())""#,
+        r#"python3 -c "import os, shutil, tempfile; shutil.rmtree(os.path.join(tempfile.mkdtemp(), '..'))""#,
+    ] {
+        let found = commands(&analyze(line));
+        assert!(
+            found.iter().any(|c| c == "rm -r -f -- /tmp [shutil.rmtree]"
+                || c == "rm -r -f -- /tmp/tmp.XXXXXXXX/.. [shutil.rmtree]"),
+            "{line}: {found:?}"
+        );
+    }
+}
