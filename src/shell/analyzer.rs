@@ -121,6 +121,9 @@ pub struct Analyzer {
     jobs: Vec<Job>,
     budget: Budget,
     route: Route,
+    /// The line starts with a PowerShell cmdlet and is also read as
+    /// PowerShell from its raw text (see `run`).
+    powershell_line: bool,
 }
 
 impl Analyzer {
@@ -131,6 +134,7 @@ impl Analyzer {
             jobs: Vec::new(),
             budget: Budget::default(),
             route,
+            powershell_line: false,
         };
         if line.len() > MAX_INPUT_BYTES {
             analyzer.note(
@@ -154,6 +158,27 @@ impl Analyzer {
                     ..Context::default()
                 },
             });
+            // A line that starts with a cmdlet is PowerShell's: read its
+            // raw text as PowerShell too (bash would strip the backslashes
+            // of `C:\Users\u\...`), and its cmdlets are not read again from
+            // the words bash made of them. The bash reading still stands
+            // for everything else on the line.
+            if super::inline::starts_with_cmdlet(line) {
+                analyzer.powershell_line = true;
+                analyzer.jobs.push(Job::Argv {
+                    words: vec![
+                        Word::literal("pwsh"),
+                        Word::literal("-NoProfile"),
+                        Word::literal("-Command"),
+                        Word::literal(line),
+                    ],
+                    launched: Launched::default(),
+                    context: Context {
+                        places: Places::start(),
+                        ..Context::default()
+                    },
+                });
+            }
         }
         while let Some(job) = analyzer.jobs.pop() {
             match job {
@@ -528,7 +553,11 @@ impl Analyzer {
                 .chain(&stripped.assignments)
                 .filter_map(|(name, value)| Some((name.clone(), certain_text(value)?.to_string()))),
         );
-        let mut launch = launchers::inspect(&program, arg_words, input.as_ref(), launched.appended);
+        let mut launch = if self.powershell_line && super::inline::is_cmdlet(&program) {
+            launchers::Launch::default()
+        } else {
+            launchers::inspect(&program, arg_words, input.as_ref(), launched.appended)
+        };
         // `GIT_SSH_COMMAND='...' git fetch`: code the command runs from its environment.
         config_commands::from_assignments(
             assignments.iter().chain(&stripped.assignments),

@@ -26,6 +26,23 @@ mod vim_ex;
 
 pub use lexer::Lang;
 
+/// True when `line` starts with a PowerShell cmdlet (`Remove-Item -Recurse
+/// C:\Users\u\AppData\Local\Temp\x`): a line for PowerShell, whose
+/// backslashes bash would have taken as escapes.
+pub fn starts_with_cmdlet(line: &str) -> bool {
+    let first = line
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '|')
+        .next()
+        .unwrap_or("");
+    powershell::is_cmdlet(&first.to_ascii_lowercase())
+}
+
+/// True for a cmdlet name (`Remove-Item`), in any case.
+pub fn is_cmdlet(program: &str) -> bool {
+    powershell::is_cmdlet(&program.to_ascii_lowercase())
+}
+
 use super::launchers::{Launch, Nested};
 use super::walk::Input;
 use super::words::Word;

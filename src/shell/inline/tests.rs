@@ -767,3 +767,27 @@ fn a_directory_just_made_in_temp_is_temp() {
         );
     }
 }
+
+#[test]
+fn a_line_that_starts_with_a_cmdlet_is_read_as_powershell_from_its_raw_text() {
+    // Bash would strip the backslashes; PowerShell keeps them, and the
+    // path is the user's temp folder.
+    let found = commands(&analyze(
+        r"Remove-Item -Recurse -Force C:\Users\u\AppData\Local\Temp\build",
+    ));
+    assert!(
+        found
+            .iter()
+            .any(|c| c == r"rm -r -f -- C:\Users\u\AppData\Local\Temp\build [Remove-Item]"),
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|c| c.starts_with("rm") && c.contains("C:UsersuAppData")),
+        "{found:?}"
+    );
+    // What bash would run after it is still read as bash.
+    let found = commands(&analyze("Remove-Item x; rm -rf ~"));
+    assert!(found.iter().any(|c| c == "rm -rf ~"), "{found:?}");
+}
