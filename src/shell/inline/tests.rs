@@ -791,3 +791,39 @@ fn a_line_that_starts_with_a_cmdlet_is_read_as_powershell_from_its_raw_text() {
     let found = commands(&analyze("Remove-Item x; rm -rf ~"));
     assert!(found.iter().any(|c| c == "rm -rf ~"), "{found:?}");
 }
+
+/// Malformed or hostile code for the Emacs, Vim and PowerShell readers
+/// ends in a reading or an opaque line, never a panic or a hang.
+#[test]
+fn editor_and_dotnet_readers_survive_malformed_code() {
+    let deep_lisp = format!("emacs --eval '{}'", "(".repeat(5000));
+    let deep_exe = format!("vim -c '{}'", "exe \"".repeat(200));
+    let deep_calls = format!("pwsh -c '{}'", "[IO.File]::Delete(".repeat(500));
+    for line in [
+        "emacs --eval '(delete-file'",
+        "emacs --eval ')))'",
+        "emacs --eval '\"unterminated'",
+        "emacs --eval '(delete-file \"a\\'",
+        "emacs --eval '?'",
+        "emacs --eval '(funcall)'",
+        "emacs --eval '(apply (quote delete-file))'",
+        "emacsclient -e",
+        "vim -c",
+        "vim -c '!'",
+        "vim -c 'call system('",
+        "vim -c \"call delete('x', \"",
+        "vim -c 'g/'",
+        "vim -c '%'",
+        "vim + +/x +1",
+        "pwsh -c '[IO.File]::Delete('",
+        "pwsh -c '[]::('",
+        "pwsh -c '[IO.Path]::Combine([IO.Path]::Combine('",
+        "pwsh -c '[Diagnostics.Process]::Start()'",
+        deep_lisp.as_str(),
+        deep_exe.as_str(),
+        deep_calls.as_str(),
+    ] {
+        let _ = analyze(line);
+    }
+    assert!(analyze(&deep_lisp).is_opaque());
+}
