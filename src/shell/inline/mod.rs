@@ -320,16 +320,32 @@ const INTERPRETERS: &[Interpreter] = &[
 ];
 
 fn interpreter(program: &str) -> Option<&'static Interpreter> {
-    let versioned = |name: &str, base: &str| {
-        name.strip_prefix(base).is_some_and(|rest| {
-            !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
-        })
-    };
-    INTERPRETERS.iter().find(|i| {
-        i.names
-            .iter()
-            .any(|n| *n == program || (i.versioned && versioned(program, n)))
-    })
+    // Every command of every line asks, so by a map rather than a walk of
+    // the table; a versioned name (`python3.12`) is looked up without its
+    // version (no name in the table ends in a digit or a dot: see the test
+    // `interpreter_names_do_not_end_in_a_version`).
+    static BY_NAME: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut map = std::collections::HashMap::new();
+        for (at, interpreter) in INTERPRETERS.iter().enumerate() {
+            for name in interpreter.names {
+                map.entry(*name).or_insert(at);
+            }
+        }
+        map
+    });
+    if let Some(&at) = by_name.get(program) {
+        return Some(&INTERPRETERS[at]);
+    }
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if base.len() == program.len() {
+        return None;
+    }
+    by_name
+        .get(base)
+        .map(|&at| &INTERPRETERS[at])
+        .filter(|interpreter| interpreter.versioned)
 }
 
 /// Where an interpreter's program comes from.

@@ -827,3 +827,24 @@ fn editor_and_dotnet_readers_survive_malformed_code() {
     }
     assert!(analyze(&deep_lisp).is_opaque());
 }
+
+/// `interpreter` finds a versioned name by trimming its version, which is
+/// only right while no name ends in what a version is made of.
+#[test]
+fn interpreter_names_do_not_end_in_a_version() {
+    for line in [
+        "python3.12 -c 'import os; os.system(\"rm -rf /\")'",
+        "lua5.4 -e 'os.execute(\"rm -rf /\")'",
+    ] {
+        assert!(caught(line), "{line}");
+    }
+    assert!(!caught("rscript2 -e 'unlink(\"/\", recursive=TRUE)'"));
+    for interpreter in super::INTERPRETERS {
+        for name in interpreter.names {
+            assert!(
+                !name.ends_with(|c: char| c.is_ascii_digit() || c == '.'),
+                "{name}"
+            );
+        }
+    }
+}
