@@ -131,6 +131,9 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "docker" | "docker-compose" | "podman" | "podman-compose" | "nerdctl" => {
             super::containers::inspect(program, args, &mut launch)
         }
+        "finch" | "nerdctl.lima" | "docker.lima" | "podman.lima" | "kubectl.lima" => {
+            container_front_end(program, args, &mut launch)
+        }
         "kubectl" | "oc" => super::tool_launchers::container_exec(program, args, &mut launch),
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
         "rsync" => super::tool_launchers::rsync(args, &mut launch),
@@ -172,6 +175,25 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         }
     }
     launch
+}
+
+/// Front ends that run a container tool with the same arguments in a
+/// Lima virtual machine, which shares the user's home directory: finch
+/// (nerdctl's commands under its own name), and Lima's `nerdctl.lima`,
+/// `docker.lima`, `podman.lima` and `kubectl.lima` scripts (`lima nerdctl
+/// "$@"`). The tool's command is followed as if run here.
+fn container_front_end(program: &str, args: &[Word], launch: &mut Launch) {
+    let tool = program.strip_suffix(".lima").unwrap_or("nerdctl");
+    let mut words = vec![Word::literal(tool)];
+    words.extend(args.iter().cloned());
+    launch.nested.push(Nested::Argv {
+        words,
+        via: program.to_string(),
+        call: None,
+        appended: false,
+        fill: Vec::new(),
+    });
+    launch.foreign.push(0..args.len());
 }
 
 /// `eval a b c` runs the words joined by spaces; `parallel`/`watch`/`ssh` do the same.
