@@ -1123,6 +1123,11 @@ mod tests {
                 "lima nerdctl run -v ~/.ssh:/s alpine cat /s/id_rsa",
                 "nerdctl",
             ),
+            (
+                "colima nerdctl -p dev -- run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "nerdctl",
+            ),
+            ("colima ssh -- cat ~/.ssh/id_rsa", "colima"),
         ] {
             let analysis = analyze(line);
             let programs: Vec<&str> = analysis
@@ -1138,6 +1143,23 @@ mod tests {
                 .unwrap();
             assert_eq!(cat.args, ["~/.ssh/id_rsa"], "{line}");
         }
+    }
+
+    #[test]
+    fn buildah_builds_as_podman_does() {
+        let analysis =
+            analyze("buildah --root /x bud --secret id=a,src=~/.aws/credentials -t app .");
+        let build = analysis
+            .commands
+            .iter()
+            .find(|c| c.program == "podman")
+            .unwrap();
+        assert_eq!(build.args[0], "build");
+        let reads: Vec<&str> = build.reads.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(reads, ["~/.aws/credentials", "."]);
+        // Other subcommands are buildah's own.
+        let analysis = analyze("buildah images");
+        assert_eq!(analysis.commands.len(), 1);
     }
 
     #[test]
