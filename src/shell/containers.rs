@@ -182,6 +182,10 @@ struct Privileges {
     /// `--use-api-socket`: the engine's socket and the user's registry
     /// logins are mounted in.
     api_socket: bool,
+    /// `--security-opt systempaths=unconfined` (podman: `unmask=...`): the
+    /// kernel files the engine hides (`/proc/sysrq-trigger`, `/proc/kcore`)
+    /// are open to root in the container.
+    unmasked: bool,
 }
 
 /// Capabilities that reach past the container: mounting and most of the
@@ -235,6 +239,7 @@ impl Privileges {
             // `a` (all devices) or `b` (block devices) rules open the
             // host's disks to a container that mounts `/dev`.
             || self.device_rules.iter().any(|rule| rule.starts_with(['a', 'b']))
+            || self.unmasked
     }
 
     fn take(&mut self, name: &str, value: Option<&Word>) {
@@ -261,6 +266,11 @@ impl Privileges {
                 });
             }
             ("--device-cgroup-rule", Some(rule)) => self.device_rules.push(rule.trim().to_string()),
+            ("--security-opt", Some(option)) => {
+                let option = option.replace(':', "=");
+                self.unmasked |=
+                    option == "systempaths=unconfined" || option.starts_with("unmask=");
+            }
             _ => {}
         }
     }
@@ -1021,6 +1031,8 @@ mod tests {
             "docker run --device-cgroup-rule='a *:* rwm' alpine id",
             "docker run --net host --cap-add NET_ADMIN alpine id",
             "docker run --entrypoint id --privileged alpine",
+            "docker run --security-opt systempaths=unconfined alpine id",
+            "podman run --security-opt=unmask=ALL alpine id",
         ] {
             let program = line.split(' ').next().unwrap();
             assert_eq!(
@@ -1040,6 +1052,7 @@ mod tests {
             "docker run --device /dev/fuse --device /dev/kvm alpine id",
             "docker run --pid=container:web alpine id",
             "docker run alpine id --privileged",
+            "docker run --security-opt seccomp=unconfined alpine id",
         ] {
             assert_eq!(labels(line), ["docker run"], "{line}");
         }
