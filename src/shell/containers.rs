@@ -244,13 +244,16 @@ impl Privileges {
 
     fn take(&mut self, name: &str, value: Option<&Word>) {
         let text = value.map(|v| v.text.as_str());
+        let literal = value.is_none_or(|v| v.literal);
         match (name, text) {
             ("--privileged", None) => self.all = true,
             ("--privileged", Some(set)) => self.all |= set != "false",
             ("--use-api-socket", None) => self.api_socket = true,
             ("--use-api-socket", Some(set)) => self.api_socket |= set != "false",
-            ("--pid", Some(pid)) => self.host_pid |= pid == "host",
+            // A value only known when the line runs may be the dangerous one.
+            ("--pid", Some(pid)) => self.host_pid |= pid == "host" || !literal,
             ("--net" | "--network", Some(network)) => self.host_network |= network == "host",
+            ("--cap-add", Some(_)) if !literal => self.capabilities.push("ALL".to_string()),
             ("--cap-add", Some(list)) => {
                 let caps = list.split(',').map(|cap| {
                     let cap = cap.trim().to_ascii_uppercase();
@@ -579,11 +582,14 @@ fn bind_mount(value: &Word) -> Option<Mount> {
     let mut bind = false;
     let mut read_only = false;
     let (mut source, mut destination) = (None, None);
+    // The value is CSV: a field may be quoted whole (`"src=/x"`), and keys
+    // and the type are read ignoring case (`Type=Bind,Source=/x`).
     for field in value.text.split(',') {
+        let field = field.trim().trim_matches('"');
         let (key, val) = field.split_once('=').unwrap_or((field, ""));
         let val = val.trim_matches('"');
-        match key.trim() {
-            "type" => bind = val == "bind",
+        match key.trim().to_ascii_lowercase().as_str() {
+            "type" => bind = val.eq_ignore_ascii_case("bind"),
             "source" | "src" => source = Some(val),
             "destination" | "dst" | "target" => destination = Some(val),
             "readonly" | "ro" => read_only = !matches!(val, "false" | "0"),
@@ -869,6 +875,16 @@ mod tests {
                 "/",
             ),
             (
+                "docker run --mount '\"type=bind\",\"src=/srv/k\",Target=/k' i cat /k/a",
+                "cat /srv/k/a",
+                "/srv/k",
+            ),
+            (
+                "docker run --mount Type=Bind,Source=/srv/k,Destination=/k i cat /k/a",
+                "cat /srv/k/a",
+                "/srv/k",
+            ),
+            (
                 "docker container run -itv /data:/d alpine ls /d",
                 "ls /data",
                 "/data",
@@ -952,6 +968,7 @@ mod tests {
             "docker run -v /data postgres",
             "docker run --mount type=volume,src=x,dst=/x postgres",
             "docker run --mount type=tmpfs,dst=/x postgres",
+            "docker run --mount Type=Volume,Source=x,Target=/x postgres",
             "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=x --name db postgres:16",
         ] {
             assert_eq!(inside(line), (vec![], vec![]), "{line}");
@@ -1032,6 +1049,8 @@ mod tests {
             "docker run --net host --cap-add NET_ADMIN alpine id",
             "docker run --entrypoint id --privileged alpine",
             "docker run --security-opt systempaths=unconfined alpine id",
+            "docker run --cap-add \"$CAP\" alpine id",
+            "docker run --pid=$MODE alpine id",
             "podman run --security-opt=unmask=ALL alpine id",
         ] {
             let program = line.split(' ').next().unwrap();
