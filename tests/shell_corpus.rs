@@ -47,6 +47,7 @@ const VERDICTS: &[(&str, Option<&str>)] = &[
     ),
     ("rootsh", Some("core.root-shell")),
     ("findall", Some("filesystem.find-exec-delete-everything")),
+    ("hostpriv", Some("containers.host-privileged-command")),
 ];
 
 const OPAQUE_KINDS: &[(&str, OpaqueKind)] = &[

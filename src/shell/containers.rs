@@ -116,6 +116,12 @@ pub fn inspect(program: &str, args: &[Word], launch: &mut Launch) {
     match args[at].text.as_str() {
         "run" | "create" => run(program, args, at + 1, compose, launch),
         "cp" => copy(program, args, at + 1, launch),
+        "build" | "buildx" | "image" | "builder" if !compose => {
+            match super::container_build::build_arguments(args, at) {
+                Some(from) => super::container_build::inspect(args, from, launch),
+                None => super::tool_launchers::container_exec(program, args, launch),
+            }
+        }
         _ => super::tool_launchers::container_exec(program, args, launch),
     }
 }
@@ -149,9 +155,128 @@ struct RunOptions {
     environment: Vec<(String, Word)>,
     workdir: Option<String>,
     entrypoint: Option<Word>,
-    /// `--privileged`, `--pid=host`, `--volumes-from`: the container
-    /// reaches host processes or mounts the line does not show.
-    reaches_host: bool,
+    /// `--volumes-from`: the container gets mounts the line does not show.
+    volumes_from: bool,
+    /// What it is given of the host beyond files (see [`Privileges`]).
+    privileges: Privileges,
+}
+
+/// What a container is given of the host's kernel, processes and devices.
+/// With any of [`Privileges::host_control`] root in the container is root
+/// on the host: it can mount the host's disks (`--privileged`,
+/// `--cap-add SYS_ADMIN`, a disk as `--device`), load kernel modules, or
+/// signal and enter the host's processes (`--pid=host`).
+#[derive(Default, Clone)]
+struct Privileges {
+    /// `--privileged`: every capability and every device.
+    all: bool,
+    /// `--pid=host`: the host's processes.
+    host_pid: bool,
+    /// `--network host` (`--net=host`): the host's interfaces and firewall.
+    host_network: bool,
+    /// `--cap-add` values, upper case, without `CAP_`.
+    capabilities: Vec<String>,
+    /// `--device` host sides and `--device-cgroup-rule` rules.
+    devices: Vec<Word>,
+    device_rules: Vec<String>,
+    /// `--use-api-socket`: the engine's socket and the user's registry
+    /// logins are mounted in.
+    api_socket: bool,
+    /// `--security-opt systempaths=unconfined` (podman: `unmask=...`): the
+    /// kernel files the engine hides (`/proc/sysrq-trigger`, `/proc/kcore`)
+    /// are open to root in the container.
+    unmasked: bool,
+}
+
+/// Capabilities that reach past the container: mounting and most of the
+/// kernel's administration (`SYS_ADMIN`), kernel modules, raw I/O ports
+/// and memory, opening host files by handle (`DAC_READ_SEARCH`, the
+/// "shocker" escape), loading eBPF programs; `ALL` holds them all.
+const ESCAPING_CAPABILITIES: &[&str] = &[
+    "ALL",
+    "SYS_ADMIN",
+    "SYS_MODULE",
+    "SYS_RAWIO",
+    "DAC_READ_SEARCH",
+    "BPF",
+];
+
+/// Host devices that hold the machine's data or memory: disks and their
+/// partitions, device-mapper and loop devices, and raw memory and ports.
+const HOST_CONTROL_DEVICES: &[&str] = &[
+    "/dev/sd",
+    "/dev/hd",
+    "/dev/vd",
+    "/dev/xvd",
+    "/dev/nvme",
+    "/dev/mmcblk",
+    "/dev/disk",
+    "/dev/rdisk",
+    "/dev/md",
+    "/dev/dm-",
+    "/dev/mapper/",
+    "/dev/loop",
+    "/dev/nbd",
+    "/dev/sg",
+    "/dev/mem",
+    "/dev/kmem",
+    "/dev/port",
+];
+
+impl Privileges {
+    /// Root in the container is root on the host.
+    fn host_control(&self) -> bool {
+        let has = |cap: &str| self.capabilities.iter().any(|c| c == cap);
+        self.all
+            || self.host_pid
+            || ESCAPING_CAPABILITIES.iter().any(|cap| has(cap))
+            // The host's firewall and routes.
+            || (self.host_network && (has("NET_ADMIN") || has("NET_RAW")))
+            || self.devices.iter().any(|device| {
+                !device.literal
+                    || HOST_CONTROL_DEVICES.iter().any(|d| device.text.starts_with(d))
+            })
+            // `a` (all devices) or `b` (block devices) rules open the
+            // host's disks to a container that mounts `/dev`.
+            || self.device_rules.iter().any(|rule| rule.starts_with(['a', 'b']))
+            || self.unmasked
+    }
+
+    fn take(&mut self, name: &str, value: Option<&Word>) {
+        let text = value.map(|v| v.text.as_str());
+        let literal = value.is_none_or(|v| v.literal);
+        match (name, text) {
+            ("--privileged", None) => self.all = true,
+            ("--privileged", Some(set)) => self.all |= set != "false",
+            ("--use-api-socket", None) => self.api_socket = true,
+            ("--use-api-socket", Some(set)) => self.api_socket |= set != "false",
+            // A value only known when the line runs may be the dangerous one.
+            ("--pid", Some(pid)) => self.host_pid |= pid == "host" || !literal,
+            ("--net" | "--network", Some(network)) => self.host_network |= network == "host",
+            ("--cap-add", Some(_)) if !literal => self.capabilities.push("ALL".to_string()),
+            ("--cap-add", Some(list)) => {
+                let caps = list.split(',').map(|cap| {
+                    let cap = cap.trim().to_ascii_uppercase();
+                    cap.strip_prefix("CAP_").map(str::to_string).unwrap_or(cap)
+                });
+                self.capabilities.extend(caps);
+            }
+            ("--device", Some(device)) => {
+                let host = device.split(':').next().unwrap_or_default();
+                self.devices.push(Word {
+                    text: host.to_string(),
+                    ..value.cloned().unwrap_or_default()
+                });
+            }
+            ("--device-cgroup-rule", Some(rule)) => self.device_rules.push(rule.trim().to_string()),
+            ("--security-opt", Some(option)) => {
+                let option = option.replace(':', "=");
+                self.unmasked |=
+                    option == "systempaths=unconfined" || option.starts_with("unmask=");
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `run [options] IMAGE [COMMAND...]` (compose: `SERVICE`).
@@ -238,16 +363,48 @@ fn run_reading(
     launch
         .reads
         .extend(sources.chain(options.env_files.iter().cloned()));
+    if options.privileges.api_socket {
+        // What `--use-api-socket` mounts: the engine's socket, and the
+        // registry logins of the user's Docker configuration.
+        let given = [API_SOCKET, "~/.docker/config.json"];
+        launch.reads.extend(given.into_iter().map(Word::literal));
+    }
     let mut words: Vec<Word> = options.entrypoint.clone().into_iter().collect();
     words.extend(args[image + 1..].iter().cloned());
     if words.is_empty() || (options.confined() && interactive_shell(&words)) {
         return;
     }
-    let via = if compose && !program.ends_with("-compose") {
+    let mut via = if compose && !program.ends_with("-compose") {
         format!("{program} compose run")
     } else {
         format!("{program} run")
     };
+    // A command the line chooses, run with the host's privileges, acts on
+    // the host (rules recognise the label). Options alone go to the
+    // image's own entry point (`--privileged tonistiigi/binfmt --install
+    // all`), which decides what runs.
+    let chosen = options.entrypoint.is_some() || !is_option(&words[0]);
+    if chosen && options.privileges.host_control() {
+        via.push_str(HOST_PRIVILEGES);
+    }
+    // An image whose entry point is a fetching tool hands it the words
+    // (`curlimages/curl http://169.254.169.254/`); it may also run them
+    // as a command when the first names one, so both are followed.
+    let tool = (options.entrypoint.is_none() && !compose)
+        .then(|| args[image].static_text().and_then(fetching_tool))
+        .flatten()
+        .filter(|tool| words[0].text != *tool);
+    if let Some(tool) = tool {
+        let mut fetch = vec![Word::literal(tool)];
+        fetch.extend(words.iter().cloned());
+        launch.nested.push(Nested::Argv {
+            words: fetch,
+            via: via.clone(),
+            call: None,
+            appended: false,
+            fill: Vec::new(),
+        });
+    }
     // A working directory that is a mounted host directory other than the
     // project's own (`-v $PWD:/app -w /app`) puts relative paths somewhere
     // the analysis does not follow.
@@ -289,6 +446,37 @@ fn run_reading(
     launch.foreign.push(image + 1..args.len());
 }
 
+/// What the via label of a container's command ends with when the
+/// container has the host's privileges (see [`Privileges::host_control`]).
+pub const HOST_PRIVILEGES: &str = " with host privileges";
+
+/// Where `--use-api-socket` finds the engine's socket on Linux.
+const API_SOCKET: &str = "/var/run/docker.sock";
+
+/// The program an image runs as its entry point when the image is named
+/// after a fetching tool (`curlimages/curl`, `appropriate/curl`,
+/// `alpine/curl:8.5.0`, `mwendler/wget`, `alpine/httpie`): the last part
+/// of its name, without tag or digest, is the tool's name or holds it
+/// between dashes (`byrnedo/alpine-curl`).
+fn fetching_tool(image: &str) -> Option<&'static str> {
+    let name = image.rsplit('/').next().unwrap_or(image);
+    let name = name
+        .split(['@', ':'])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_lowercase();
+    let parts: Vec<&str> = name.split(['-', '_', '.']).collect();
+    [
+        ("curl", "curl"),
+        ("wget", "wget"),
+        ("httpie", "http"),
+        ("xh", "xh"),
+    ]
+    .into_iter()
+    .find(|(part, _)| parts.contains(part))
+    .map(|(_, tool)| tool)
+}
+
 /// A shell started without code (`docker run -it ubuntu bash`): it reads
 /// what it runs from the terminal.
 fn interactive_shell(words: &[Word]) -> bool {
@@ -304,17 +492,20 @@ impl RunOptions {
     /// a shell in it reads from the terminal stays inside (a shell reading
     /// code the line does not show next to host mounts is opaque).
     fn confined(&self) -> bool {
-        self.mounts.is_empty() && !self.reaches_host
+        let privileges = &self.privileges;
+        self.mounts.is_empty()
+            && !self.volumes_from
+            && !privileges.api_socket
+            && !privileges.host_control()
     }
 
     fn take(&mut self, name: &str, value: Option<&Word>) {
+        self.privileges.take(name, value);
         let Some(value) = value else {
-            self.reaches_host |= name == "--privileged";
             return;
         };
         match name {
-            "--pid" => self.reaches_host |= value.text == "host",
-            "--volumes-from" => self.reaches_host = true,
+            "--volumes-from" => self.volumes_from = true,
             "-v" | "--volume" => self.mounts.extend(volume(value)),
             "--mount" => self.mounts.extend(bind_mount(value)),
             "--env-file" => self.env_files.push(value.clone()),
@@ -378,7 +569,7 @@ fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
 
 /// `-v SOURCE:DESTINATION[:OPTIONS]`; a bare name (`data:/var/lib`) is a
 /// named volume and `-v /data` an anonymous one: neither is a host path.
-fn volume(value: &Word) -> Option<Mount> {
+pub(super) fn volume(value: &Word) -> Option<Mount> {
     let (source, rest) = value.text.split_once(':')?;
     let (destination, options) = rest.split_once(':').unwrap_or((rest, ""));
     let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
@@ -391,11 +582,14 @@ fn bind_mount(value: &Word) -> Option<Mount> {
     let mut bind = false;
     let mut read_only = false;
     let (mut source, mut destination) = (None, None);
+    // The value is CSV: a field may be quoted whole (`"src=/x"`), and keys
+    // and the type are read ignoring case (`Type=Bind,Source=/x`).
     for field in value.text.split(',') {
+        let field = field.trim().trim_matches('"');
         let (key, val) = field.split_once('=').unwrap_or((field, ""));
         let val = val.trim_matches('"');
-        match key.trim() {
-            "type" => bind = val == "bind",
+        match key.trim().to_ascii_lowercase().as_str() {
+            "type" => bind = val.eq_ignore_ascii_case("bind"),
             "source" | "src" => source = Some(val),
             "destination" | "dst" | "target" => destination = Some(val),
             "readonly" | "ro" => read_only = !matches!(val, "false" | "0"),
@@ -412,16 +606,23 @@ fn host_source(source: &str, destination: &str, read_only: bool) -> Option<Mount
     if !destination.starts_with('/') {
         return None;
     }
-    let source = spelled_plainly(source);
-    let is_path = source.starts_with(['/', '.', '~', '$', '`']);
-    is_path.then(|| Mount {
-        source: Word {
-            literal: !source.contains(['$', '`']),
-            pattern: false,
-            text: source,
-        },
+    Some(Mount {
+        source: host_path(source)?,
         destination: destination.to_string(),
         read_only,
+    })
+}
+
+/// A host path handed to a container or build, spelled plainly (see
+/// [`spelled_plainly`]); `None` for a name that is no path (a named
+/// volume, `-` for standard input).
+pub(super) fn host_path(text: &str) -> Option<Word> {
+    let text = spelled_plainly(text);
+    let is_path = text.starts_with(['/', '.', '~', '$', '`']);
+    is_path.then(|| Word {
+        literal: !text.contains(['$', '`']),
+        pattern: false,
+        text,
     })
 }
 
@@ -674,6 +875,16 @@ mod tests {
                 "/",
             ),
             (
+                "docker run --mount '\"type=bind\",\"src=/srv/k\",Target=/k' i cat /k/a",
+                "cat /srv/k/a",
+                "/srv/k",
+            ),
+            (
+                "docker run --mount Type=Bind,Source=/srv/k,Destination=/k i cat /k/a",
+                "cat /srv/k/a",
+                "/srv/k",
+            ),
+            (
                 "docker container run -itv /data:/d alpine ls /d",
                 "ls /data",
                 "/data",
@@ -757,6 +968,7 @@ mod tests {
             "docker run -v /data postgres",
             "docker run --mount type=volume,src=x,dst=/x postgres",
             "docker run --mount type=tmpfs,dst=/x postgres",
+            "docker run --mount Type=Volume,Source=x,Target=/x postgres",
             "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=x --name db postgres:16",
         ] {
             assert_eq!(inside(line), (vec![], vec![]), "{line}");
@@ -810,6 +1022,176 @@ mod tests {
         // Too many unknown options to follow every reading: not known.
         let analysis = analyze("docker run --a --b --c --d alpine ls");
         assert!(analysis.has_opaque(OpaqueKind::DynamicProgram));
+    }
+
+    /// The via labels of the commands `line` runs inside containers.
+    fn labels(line: &str) -> Vec<String> {
+        let analysis = analyze(line);
+        analysis
+            .commands
+            .iter()
+            .filter_map(|c| c.via.first().cloned())
+            .collect()
+    }
+
+    #[test]
+    fn a_command_with_host_privileges_is_labelled() {
+        for line in [
+            "docker run --privileged alpine mount /dev/sda1 /mnt",
+            "docker run --privileged=true alpine id",
+            "docker run --cap-add SYS_ADMIN alpine id",
+            "docker run --cap-add=cap_sys_module alpine id",
+            "podman run --cap-add=CHOWN,all alpine id",
+            "docker run --pid=host alpine id",
+            "docker run --device /dev/sda alpine id",
+            "docker run --device=/dev/mem:/dev/mem alpine id",
+            "docker run --device-cgroup-rule='a *:* rwm' alpine id",
+            "docker run --net host --cap-add NET_ADMIN alpine id",
+            "docker run --entrypoint id --privileged alpine",
+            "docker run --security-opt systempaths=unconfined alpine id",
+            "docker run --cap-add \"$CAP\" alpine id",
+            "docker run --pid=$MODE alpine id",
+            "podman run --security-opt=unmask=ALL alpine id",
+        ] {
+            let program = line.split(' ').next().unwrap();
+            assert_eq!(
+                labels(line),
+                [format!("{program} run with host privileges")],
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn privileges_that_stay_in_the_container_are_not_labelled() {
+        for line in [
+            "docker run --privileged=false alpine id",
+            "docker run --cap-add SYS_PTRACE --cap-add NET_ADMIN alpine id",
+            "docker run --network host alpine id",
+            "docker run --device /dev/fuse --device /dev/kvm alpine id",
+            "docker run --pid=container:web alpine id",
+            "docker run alpine id --privileged",
+            "docker run --security-opt seccomp=unconfined alpine id",
+        ] {
+            assert_eq!(labels(line), ["docker run"], "{line}");
+        }
+        // Options alone go to the image's entry point: nothing is chosen.
+        let (commands, _) = inside("docker run --privileged tonistiigi/binfmt --install all");
+        assert_eq!(commands, ["--install all"]);
+        assert_eq!(
+            labels("docker run --privileged tonistiigi/binfmt --install all"),
+            ["docker run"]
+        );
+    }
+
+    #[test]
+    fn an_image_named_after_a_fetching_tool_runs_it_on_its_words() {
+        for (line, fetch) in [
+            (
+                "docker run --rm curlimages/curl http://169.254.169.254/",
+                "curl http://169.254.169.254/",
+            ),
+            (
+                "docker run appropriate/curl -fsS 169.254.169.254",
+                "curl -fsS 169.254.169.254",
+            ),
+            (
+                "podman run docker.io/alpine/curl:8.5.0@sha256:ab http://x",
+                "curl http://x",
+            ),
+            ("docker run byrnedo/alpine-curl http://x", "curl http://x"),
+            (
+                "docker run mwendler/wget -qO- http://x",
+                "wget -qO- http://x",
+            ),
+            ("docker run alpine/httpie GET http://x", "http GET http://x"),
+        ] {
+            let (commands, _) = inside(line);
+            assert!(commands.iter().any(|c| c == fetch), "{line}: {commands:?}");
+        }
+        // The tool named first, an entry point of the line's own, other
+        // images and compose services: the words as written only.
+        for (line, only) in [
+            (
+                "docker run curlimages/curl curl -s http://x",
+                "curl -s http://x",
+            ),
+            (
+                "docker run --entrypoint sh curlimages/curl -c id",
+                "sh -c id",
+            ),
+            ("docker run curlify/app serve", "serve "),
+            ("docker compose run curl fetch http://x", "fetch http://x"),
+        ] {
+            let (commands, _) = inside(line);
+            assert_eq!(commands.first().map(String::as_str), Some(only), "{line}");
+            assert!(commands.len() <= 2, "{line}: {commands:?}");
+        }
+    }
+
+    #[test]
+    fn the_api_socket_option_hands_over_the_socket_and_logins() {
+        let (_, reads) = inside("docker run --use-api-socket docker:cli docker ps");
+        assert_eq!(reads, ["/var/run/docker.sock", "~/.docker/config.json"]);
+    }
+
+    #[test]
+    fn front_ends_in_a_virtual_machine_run_the_tool_they_stand_for() {
+        for (line, runner) in [
+            ("finch run -v ~/.ssh:/s alpine cat /s/id_rsa", "nerdctl"),
+            (
+                "nerdctl.lima run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "nerdctl",
+            ),
+            (
+                "docker.lima run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "docker",
+            ),
+            (
+                "podman.lima run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "podman",
+            ),
+            (
+                "lima nerdctl run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "nerdctl",
+            ),
+            (
+                "colima nerdctl -p dev -- run -v ~/.ssh:/s alpine cat /s/id_rsa",
+                "nerdctl",
+            ),
+            ("colima ssh -- cat ~/.ssh/id_rsa", "colima"),
+        ] {
+            let analysis = analyze(line);
+            let programs: Vec<&str> = analysis
+                .commands
+                .iter()
+                .map(|c| c.program.as_str())
+                .collect();
+            assert!(programs.contains(&runner), "{line}: {programs:?}");
+            let cat = analysis
+                .commands
+                .iter()
+                .find(|c| c.program == "cat")
+                .unwrap();
+            assert_eq!(cat.args, ["~/.ssh/id_rsa"], "{line}");
+        }
+    }
+
+    #[test]
+    fn buildah_builds_as_podman_does() {
+        let analysis =
+            analyze("buildah --root /x bud --secret id=a,src=~/.aws/credentials -t app .");
+        let build = analysis
+            .commands
+            .iter()
+            .find(|c| c.program == "podman")
+            .unwrap();
+        assert_eq!(build.args[0], "build");
+        let reads: Vec<&str> = build.reads.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(reads, ["~/.aws/credentials", "."]);
+        // Other subcommands are buildah's own.
+        let analysis = analyze("buildah images");
+        assert_eq!(analysis.commands.len(), 1);
     }
 
     #[test]

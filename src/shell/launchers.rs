@@ -131,6 +131,8 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
         "docker" | "docker-compose" | "podman" | "podman-compose" | "nerdctl" => {
             super::containers::inspect(program, args, &mut launch)
         }
+        "finch" | "colima" | "buildah" | "nerdctl.lima" | "docker.lima" | "podman.lima"
+        | "kubectl.lima" => container_front_end(program, args, &mut launch),
         "kubectl" | "oc" => super::tool_launchers::container_exec(program, args, &mut launch),
         "scp" | "sftp" => super::tool_launchers::copy_over_ssh(program, args, &mut launch),
         "rsync" => super::tool_launchers::rsync(args, &mut launch),
@@ -171,6 +173,88 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
     }
     launch
 }
+
+/// Front ends that run a container tool in a Lima virtual machine, which
+/// shares the user's home directory, or that stand for another tool: finch
+/// (nerdctl's commands under its own name), Lima's `nerdctl.lima`,
+/// `docker.lima`, `podman.lima` and `kubectl.lima` scripts (`lima nerdctl
+/// "$@"`), `colima nerdctl -- ...` and `colima ssh -- ...`, and `buildah
+/// bud`/`build` (podman's build). The tool's command is followed as if
+/// run here, so every rule about the tool applies.
+fn container_front_end(program: &str, args: &[Word], launch: &mut Launch) {
+    // The words the tool's command starts with, and where the front end's
+    // own words end.
+    let (tool, from): (&[&str], usize) = match program {
+        "finch" => (&["nerdctl"], 0),
+        "colima" => match subcommand_after(args, 0, COLIMA_VALUES) {
+            Some((at, "nerdctl")) => (&["nerdctl"], command_after(args, at + 1)),
+            Some((at, "ssh")) => (&[], command_after(args, at + 1)),
+            _ => return,
+        },
+        "buildah" => match subcommand_after(args, 0, BUILDAH_VALUES) {
+            Some((at, "bud" | "build")) => (&["podman", "build"], at + 1),
+            _ => return,
+        },
+        "docker.lima" => (&["docker"], 0),
+        "podman.lima" => (&["podman"], 0),
+        "kubectl.lima" => (&["kubectl"], 0),
+        _ => (&["nerdctl"], 0),
+    };
+    let mut words: Vec<Word> = tool.iter().copied().map(Word::literal).collect();
+    words.extend(args[from..].iter().cloned());
+    if words.is_empty() {
+        return;
+    }
+    launch.nested.push(Nested::Argv {
+        words,
+        via: program.to_string(),
+        call: None,
+        appended: false,
+        fill: Vec::new(),
+    });
+    launch.foreign.push(from..args.len());
+}
+
+/// The first word from `at` on that is no option, skipping the values of
+/// `values`; with its text when static.
+fn subcommand_after<'a>(args: &'a [Word], at: usize, values: &[&str]) -> Option<(usize, &'a str)> {
+    let mut i = at;
+    while let Some(word) = args.get(i) {
+        let text = word.static_text()?;
+        if !text.starts_with('-') {
+            return Some((i, text));
+        }
+        i += if values.contains(&text) { 2 } else { 1 };
+    }
+    None
+}
+
+/// Where the command after a subcommand's own options starts: after `--`
+/// when there is one, else at the first word that is no option.
+fn command_after(args: &[Word], at: usize) -> usize {
+    if let Some(dash) = args[at..].iter().position(|w| w.literal && w.text == "--") {
+        return at + dash + 1;
+    }
+    subcommand_after(args, at, COLIMA_VALUES).map_or(args.len(), |(i, _)| i)
+}
+
+/// Options of colima that take a value.
+const COLIMA_VALUES: &[&str] = &["-p", "--profile"];
+
+/// Options of buildah before its subcommand that take a value.
+const BUILDAH_VALUES: &[&str] = &[
+    "--root",
+    "--runroot",
+    "--storage-driver",
+    "--storage-opt",
+    "--log-level",
+    "--registries-conf",
+    "--registries-conf-dir",
+    "--short-name-alias-conf",
+    "--cgroup-manager",
+    "--userns-uid-map",
+    "--userns-gid-map",
+];
 
 /// `eval a b c` runs the words joined by spaces; `parallel`/`watch`/`ssh` do the same.
 fn joined_script(words: &[Word], via: &str) -> Nested {

@@ -36,6 +36,7 @@ mod ansi_c;
 mod assigned;
 mod cmd_exe;
 mod config_commands;
+mod container_build;
 mod containers;
 mod cwd;
 mod flags;

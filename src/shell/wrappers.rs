@@ -540,6 +540,25 @@ const SPECS: &[Spec] = &[
     // environment loaded: `aws-vault exec prof -- rm -rf ~` is `rm -rf ~`.
     // Long options missing from the lists are read both ways (see
     // `Stripped::alternatives`).
+    // Lima runs the command in its virtual machine, where the user's home
+    // directory is mounted at the same path: `lima cmd` in the default
+    // instance, `limactl shell INSTANCE cmd` in a named one.
+    Spec {
+        names: &["lima"],
+        long_value: &["workdir", "shell", "log-level"],
+        long_flag: &["preserve-env", "reconnect", "start", "debug", "tty"],
+        bare_runs_shell: true,
+        ..BASE
+    },
+    Spec {
+        names: &["limactl"],
+        subcommands: &["shell"],
+        operands: 1,
+        long_value: &["workdir", "shell", "log-level"],
+        long_flag: &["preserve-env", "reconnect", "start", "debug", "tty"],
+        bare_runs_shell: true,
+        ..BASE
+    },
     Spec {
         // `aws-vault exec PROFILE [--] cmd`; `aws-okta exec PROFILE -- cmd`.
         names: &["aws-vault", "aws-okta"],
@@ -1345,6 +1364,10 @@ mod tests {
             "cross-env A=1 rm -rf ~",
             "asdf exec rm -rf ~",
             "rbenv exec rm -rf ~",
+            "lima rm -rf ~",
+            "lima --workdir /tmp rm -rf ~",
+            "limactl shell default rm -rf ~",
+            "limactl shell --preserve-env finch rm -rf ~",
         ] {
             let (wrappers, rest) = stripped(line);
             assert_eq!(wrappers.len(), 1, "{line}");
