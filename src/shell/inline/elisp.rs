@@ -513,14 +513,7 @@ impl Reader<'_> {
     }
 
     fn library(&mut self, program: &str, flags: &[&str], operands: Vec<Word>, call: &str) {
-        if operands.is_empty() {
-            return;
-        }
-        let mut words = vec![Word::literal(program)];
-        words.extend(flags.iter().map(|f| Word::literal(*f)));
-        words.push(Word::literal("--"));
-        words.extend(operands);
-        self.push_argv(words, Some(call));
+        super::push_library(self.launch, program, flags, operands, self.label, call);
     }
 
     fn push_argv(&mut self, words: Vec<Word>, call: Option<&str>) {
@@ -732,13 +725,7 @@ fn form(chars: &[char], at: &mut usize, depth: usize) -> Result<Sexp, String> {
 mod tests {
     use crate::shell::analyze;
 
-    fn commands(line: &str) -> Vec<String> {
-        analyze(line)
-            .commands
-            .iter()
-            .map(|c| format!("{} {}", c.program, c.args.join(" ")))
-            .collect()
-    }
+    use super::super::line_commands as commands;
 
     #[test]
     fn file_functions_are_their_commands() {

@@ -38,6 +38,43 @@ pub fn starts_with_cmdlet(line: &str) -> bool {
     powershell::is_cmdlet(&first.to_ascii_lowercase())
 }
 
+/// `program flags -- operands`, the command a library call (`call`) of
+/// code read by `label` amounts to; nothing when it names no operand.
+pub(super) fn push_library(
+    launch: &mut Launch,
+    program: &str,
+    flags: &[&str],
+    operands: Vec<Word>,
+    label: &str,
+    call: &str,
+) {
+    if operands.is_empty() {
+        return;
+    }
+    let mut words = vec![Word::literal(program)];
+    words.extend(flags.iter().map(|f| Word::literal(*f)));
+    words.push(Word::literal("--"));
+    words.extend(operands);
+    launch.nested.push(Nested::Argv {
+        words,
+        via: label.to_string(),
+        call: Some(call.to_string()),
+        appended: false,
+        fill: Vec::new(),
+    });
+}
+
+/// The commands `analyze` finds on `line`, as `program args...`: what
+/// the readers' tests compare.
+#[cfg(test)]
+pub(super) fn line_commands(line: &str) -> Vec<String> {
+    super::analyze(line)
+        .commands
+        .iter()
+        .map(|c| format!("{} {}", c.program, c.args.join(" ")))
+        .collect()
+}
+
 /// True for a cmdlet name (`Remove-Item`), in any case.
 pub fn is_cmdlet(program: &str) -> bool {
     powershell::is_cmdlet(&program.to_ascii_lowercase())

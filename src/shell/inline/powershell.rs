@@ -924,13 +924,7 @@ mod tests {
     use super::decode_utf16le_base64;
     use crate::shell::analyze;
 
-    fn commands(line: &str) -> Vec<String> {
-        analyze(line)
-            .commands
-            .iter()
-            .map(|c| format!("{} {}", c.program, c.args.join(" ")))
-            .collect()
-    }
+    use super::super::line_commands as commands;
 
     /// What `pwsh -EncodedCommand` takes: base64 of the UTF-16LE text.
     fn encode(text: &str) -> String {

@@ -94,7 +94,7 @@ fn run(words: &[Word], literal: bool, label: &str, launch: &mut Launch, depth: u
                 } else if args.get(1).is_some_and(|mode| {
                     mode.text.contains(['w', 'a', '+']) || mode.text.contains("WRONLY")
                 }) {
-                    push_library(launch, "tee", &[], vec![target.clone()], label, "open");
+                    super::push_library(launch, "tee", &[], vec![target.clone()], label, "open");
                 }
             }
         }
@@ -111,11 +111,11 @@ fn run(words: &[Word], literal: bool, label: &str, launch: &mut Launch, depth: u
                 // `-force` deletes directories that are not empty.
                 "delete" => {
                     let flags: &[&str] = if force { &["-r", "-f"] } else { &["-f"] };
-                    push_library(launch, "rm", flags, operands, label, "file delete");
+                    super::push_library(launch, "rm", flags, operands, label, "file delete");
                 }
-                "rename" => push_library(launch, "mv", &[], operands, label, "file rename"),
-                "copy" => push_library(launch, "cp", &[], operands, label, "file copy"),
-                "link" => push_library(launch, "ln", &["-s"], operands, label, "file link"),
+                "rename" => super::push_library(launch, "mv", &[], operands, label, "file rename"),
+                "copy" => super::push_library(launch, "cp", &[], operands, label, "file copy"),
+                "link" => super::push_library(launch, "ln", &["-s"], operands, label, "file link"),
                 _ => {}
             }
         }
@@ -163,30 +163,6 @@ fn push_argv(launch: &mut Launch, words: Vec<Word>, via: &str) {
         words,
         via: via.to_string(),
         call: None,
-        appended: false,
-        fill: Vec::new(),
-    });
-}
-
-fn push_library(
-    launch: &mut Launch,
-    program: &str,
-    flags: &[&str],
-    operands: Vec<Word>,
-    label: &str,
-    call: &str,
-) {
-    if operands.is_empty() {
-        return;
-    }
-    let mut words = vec![Word::literal(program)];
-    words.extend(flags.iter().map(|f| Word::literal(*f)));
-    words.push(Word::literal("--"));
-    words.extend(operands);
-    launch.nested.push(Nested::Argv {
-        words,
-        via: label.to_string(),
-        call: Some(call.to_string()),
         appended: false,
         fill: Vec::new(),
     });

@@ -337,11 +337,7 @@ impl Reader<'_> {
     }
 
     fn library(&mut self, program: &str, flags: &[&str], operands: Vec<Word>, call: &str) {
-        let mut words = vec![Word::literal(program)];
-        words.extend(flags.iter().map(|f| Word::literal(*f)));
-        words.push(Word::literal("--"));
-        words.extend(operands);
-        self.push(words, Some(call));
+        super::push_library(self.launch, program, flags, operands, self.label, call);
     }
 
     fn push(&mut self, words: Vec<Word>, call: Option<&str>) {
@@ -594,13 +590,7 @@ fn list_strings(list: &str) -> Option<Vec<String>> {
 mod tests {
     use crate::shell::analyze;
 
-    fn commands(line: &str) -> Vec<String> {
-        analyze(line)
-            .commands
-            .iter()
-            .map(|c| format!("{} {}", c.program, c.args.join(" ")))
-            .collect()
-    }
+    use super::super::line_commands as commands;
 
     #[test]
     fn shell_escapes_are_read_as_shell_code() {
