@@ -453,8 +453,7 @@ fn exists_body(c: &cel::common::ast::ComprehensionExpr) -> Option<&IdedExpr> {
 
 /// `var.args`.
 fn is_args_of(expr: &IdedExpr, var: &str) -> bool {
-    matches!(&expr.expr, Expr::Select(s) if !s.test && s.field == "args"
-        && matches!(&s.operand.expr, Expr::Ident(name) if name == var))
+    crate::expr::native_loops::variable_field(expr) == Some((var, "args"))
 }
 
 /// Whether the conjunction `expr` has `!item.startsWith('-')` as a part:
@@ -502,10 +501,8 @@ fn program_names(expr: &IdedExpr, var: &str) -> Option<Vec<String>> {
     let Expr::Call(call) = &expr.expr else {
         return None;
     };
-    let is_program = |e: &IdedExpr| {
-        matches!(&e.expr, Expr::Select(s) if !s.test && s.field == "program"
-            && matches!(&s.operand.expr, Expr::Ident(name) if name == var))
-    };
+    let is_program =
+        |e: &IdedExpr| crate::expr::native_loops::variable_field(e) == Some((var, "program"));
     match (
         call.func_name.as_str(),
         call.target.is_none(),

@@ -7,12 +7,61 @@ use super::{index, CompiledRule};
 use crate::catalogue;
 use serde_json::Value as Json;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Rules filed under a string: a program, a word, a value, a host. A warm
+/// shell decision looks a dozen words of the line up in these; std's
+/// SipHash cost about 180 instructions a lookup there. Its defence, against
+/// a flood of keys that collide, is not needed: the keys are the policy's,
+/// fixed when it is compiled, and a lookup adds none.
+pub type RulesByKey = HashMap<String, Vec<usize>, BuildHasherDefault<KeyHasher>>;
+
+/// A multiply-rotate hash, eight bytes at a time (the Fx hash rustc uses
+/// for its own tables).
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            // The length keeps `a` and `a\0` apart.
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Rules of one field filed under the literal values they require.
 #[derive(Debug, Default)]
 pub struct FieldIndex {
     pub field: String,
-    pub by_value: HashMap<String, Vec<usize>>,
+    pub by_value: RulesByKey,
 }
 
 /// Rules of one field filed under a substring they require.
@@ -65,14 +114,14 @@ impl SubstringIndex {
 /// programs and the words in `with_word`.
 #[derive(Debug, Default)]
 pub struct ProgramIndex {
-    pub by_program: HashMap<String, Vec<usize>>,
-    pub with_word: HashMap<String, Vec<usize>>,
+    pub by_program: RulesByKey,
+    pub with_word: RulesByKey,
 }
 
 /// Appends the rules filed under `command`'s program and its arguments.
 fn collect_by_command(
-    by_program: &HashMap<String, Vec<usize>>,
-    with_word: &HashMap<String, Vec<usize>>,
+    by_program: &RulesByKey,
+    with_word: &RulesByKey,
     command: &crate::shell::SimpleCommand,
     out: &mut Vec<usize>,
 ) {
@@ -103,14 +152,14 @@ fn collect_by_command(
 #[derive(Debug, Default)]
 pub struct NeededProgramIndex {
     pub field: String,
-    pub by_program: HashMap<String, Vec<usize>>,
-    pub with_operand: HashMap<String, Vec<usize>>,
+    pub by_program: RulesByKey,
+    pub with_operand: RulesByKey,
     /// Rules that need the command to have one argument, filed under
     /// [`word_key`] of the program and the argument.
-    pub with_word: HashMap<String, Vec<usize>>,
+    pub with_word: RulesByKey,
     /// Rules that need some command, whatever its program, to have one
     /// argument ([`index::Need::Word`]), filed under the argument.
-    pub any_program_word: HashMap<String, Vec<usize>>,
+    pub any_program_word: RulesByKey,
 }
 
 impl NeededProgramIndex {
@@ -168,8 +217,8 @@ pub fn has_operand(command: &crate::shell::SimpleCommand) -> bool {
 /// normalised names.
 #[derive(Debug, Default)]
 pub struct HostIndex {
-    pub exact: HashMap<String, Vec<usize>>,
-    pub domains: HashMap<String, Vec<usize>>,
+    pub exact: RulesByKey,
+    pub domains: RulesByKey,
 }
 
 impl HostIndex {
@@ -476,7 +525,7 @@ pub(super) fn build_plans(rules: &[CompiledRule]) -> HashMap<&'static str, HookP
                     None => {
                         plan.indexes.push(FieldIndex {
                             field: d.field.clone(),
-                            by_value: HashMap::new(),
+                            by_value: RulesByKey::default(),
                         });
                         plan.indexes.len() - 1
                     }

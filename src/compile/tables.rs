@@ -372,7 +372,7 @@ struct NeededTables {
 impl PlanTables {
     /// Writes `plan`'s tables into `w`; `None` when it cannot be stored.
     pub fn write(plan: &HookPlan, w: &mut Writer) -> Option<PlanTables> {
-        fn filed(m: &std::collections::HashMap<String, Vec<usize>>) -> Vec<(&[u8], &[usize])> {
+        fn filed(m: &super::plan::RulesByKey) -> Vec<(&[u8], &[usize])> {
             m.iter()
                 .map(|(k, v)| (k.as_bytes(), v.as_slice()))
                 .collect()

@@ -82,6 +82,7 @@ pub fn env_for_kept(expr: &IdedExpr, needs: &OnceLock<environment::Needs>) -> Ar
 pub fn rewrite_for_evaluation(expr: &mut IdedExpr) {
     const_sets::fold_constant_lists(expr);
     native_loops::rewrite_loops(expr);
+    native_loops::rewrite_fields(expr);
 }
 
 /// A CEL syntax error, positioned inside the expression text.

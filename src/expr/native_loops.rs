@@ -37,11 +37,16 @@
 //!   `matches`): both propagate `E`'s error unchanged, and they differ only
 //!   on a non-boolean `E`, which these cannot give. `!has(...)` is left as
 //!   written (analyses read presence tests).
+//! - **Fields of loop variables.** `c.program` inside the loop on `c` is
+//!   read as `(true ? c : c).program`, which skips the interpreter's
+//!   dotted-name lookup and gives the same value ([`fields`]). Made last:
+//!   the rewrites above read fields as written.
 //!
 //! The rewritten tree is what a condition evaluates and what the prepared
 //! cache stores; analyses that read conditions (the index, lints,
 //! exclusivity) see the same shapes they know: the outer
-//! `exists(c, c.program ...)` keeps its step and result, and memberships
+//! `exists(c, c.program ...)` keeps its step and result (its fields read
+//! through [`variable_field`]), and memberships
 //! read through [`const_sets::string_membership`] are kept where they are
 //! not inside a rewritten loop. `policy check`'s type checker and `policy
 //! explain` read the source as written.
@@ -57,7 +62,9 @@ pub const EXISTS_IN: &str = "@exists_in";
 /// `L.all(v, v in SET)`, natively.
 pub const ALL_IN: &str = "@all_in";
 
+mod fields;
 mod on_strings;
+pub use fields::{rewrite_fields, variable_field};
 pub use on_strings::written_loop;
 
 /// The functions the rewritten trees call, by name.

@@ -801,6 +801,15 @@ pub fn basename(path: &str) -> &str {
 /// the last `\` as well as `/` (a quoted `"C:\Program Files\Git\bin\git.exe"`
 /// keeps its backslashes, and Git Bash runs it).
 pub fn program_name(path: &str) -> String {
+    // Most programs are written as a bare lowercase name: that is already
+    // the name, without the two reverse splits below (a warm decision asks
+    // a handful of times per command).
+    let plain = !path
+        .bytes()
+        .any(|b| b == b'/' || b == b'\\' || b.is_ascii_uppercase());
+    if plain && !path.ends_with(".exe") {
+        return path.to_string();
+    }
     let last = basename(path);
     let last = last.rsplit('\\').find(|c| !c.is_empty()).unwrap_or(last);
     let mut name = last.to_ascii_lowercase();
@@ -923,7 +932,24 @@ impl Spec {
 }
 
 fn spec_for(program: &str) -> Option<&'static Spec> {
-    SPECS.iter().find(|s| s.names.contains(&program))
+    // Asked once per command of every line, and most programs are no
+    // wrapper: a binary search over the names, not a walk over every spec.
+    static BY_NAME: std::sync::OnceLock<Vec<(&str, &Spec)>> = std::sync::OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut by_name: Vec<(&str, &Spec)> = SPECS
+            .iter()
+            .flat_map(|spec| spec.names.iter().map(move |name| (*name, spec)))
+            .collect();
+        // Stable, and the first of equal names kept: the spec listed first
+        // wins, as a walk in order would find it.
+        by_name.sort_by_key(|(name, _)| *name);
+        by_name.dedup_by_key(|(name, _)| *name);
+        by_name
+    });
+    let at = by_name
+        .binary_search_by_key(&program, |(name, _)| name)
+        .ok()?;
+    Some(by_name[at].1)
 }
 
 enum Skip {
@@ -1406,6 +1432,37 @@ mod tests {
         assert_eq!(stripped("git").1, ["git"]);
         assert_eq!(stripped("git- x").1, ["git-", "x"]);
         assert_eq!(stripped("legit-x y").1, ["legit-x", "y"]);
+    }
+
+    #[test]
+    fn spec_lookup_finds_what_a_walk_in_order_finds() {
+        let walk = |p: &str| SPECS.iter().find(|s| s.names.contains(&p));
+        let names = SPECS.iter().flat_map(|s| s.names.iter().copied());
+        for name in names.chain(["", "git", "sudox", "Sudo", "zzz", "a", "~"]) {
+            // Specs compared by their names (a `const` has no one address).
+            assert_eq!(
+                spec_for(name).map(|s| s.names),
+                walk(name).map(|s| s.names),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn program_names_drop_directories_case_and_exe() {
+        for (path, name) in [
+            ("git", "git"),
+            ("rm.exe", "rm"),
+            ("RM", "rm"),
+            ("/usr/bin/git", "git"),
+            ("C:\\Program Files\\Git\\bin\\Git.EXE", "git"),
+            ("", ""),
+            (".exe", ".exe"),
+            ("dir/", "dir"),
+            ("python3.12", "python3.12"),
+        ] {
+            assert_eq!(program_name(path), name, "{path}");
+        }
     }
 
     #[test]

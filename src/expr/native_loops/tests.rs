@@ -26,6 +26,7 @@ fn both(source: &str) -> (IdedExpr, IdedExpr) {
     const_sets::fold_constant_lists(&mut folded);
     let mut rewritten = folded.clone();
     rewrite_loops(&mut rewritten);
+    rewrite_fields(&mut rewritten);
     (folded, rewritten)
 }
 
@@ -178,9 +179,40 @@ fn rewriting_twice_is_rewriting_once() {
         let (_, once) = both(source);
         let mut twice = once.clone();
         rewrite_loops(&mut twice);
+        rewrite_fields(&mut twice);
         assert_eq!(strip_ids(&once), strip_ids(&twice), "{source}");
         assert_eq!(once, twice, "{source}");
     }
+}
+
+/// Selections whose operand went through [`rewrite_fields`].
+fn wrapped_fields(expr: &IdedExpr) -> Vec<String> {
+    let mut out = Vec::new();
+    crate::expr::ast::visit(expr, &mut |node| {
+        if let (Expr::Select(s), Some((v, f))) = (&node.expr, variable_field(node)) {
+            if !matches!(s.operand.expr, Expr::Ident(_)) {
+                out.push(format!("{v}.{f}"));
+            }
+        }
+    });
+    out
+}
+
+#[test]
+fn only_fields_of_bound_loop_variables_skip_the_dotted_lookup() {
+    let source = "q.x == 1 && r.exists(v, has(v.a) && r.all(w, w.b == v.a.c)) && has(q.x)";
+    let (written, rewritten) = both(source);
+    assert_eq!(wrapped_fields(&written), Vec::<String>::new());
+    // `v.a.c` is `v.a` wrapped, then `.c` on it: no name is left to look
+    // up. Presence tests and the payload's `q.x` stay as written.
+    assert_eq!(wrapped_fields(&rewritten), ["w.b", "v.a"]);
+    // Payload names spelled `v.a` and `w.b` are not what the loops read.
+    let p = json!({"q": {"x": 1}, "v.a": 2, "w.b": {"c": 1}, "r": [{"a": {"c": 3}, "b": 3}]});
+    assert_eq!(same(source, &p), Ok(json!(true)));
+    // `1.c` fails alike both ways (`same` compares the errors).
+    let p = json!({"q": {"x": 1}, "r": [{"a": 1, "b": 1}]});
+    let got = same(source, &p);
+    assert!(got.is_err(), "{got:?}");
 }
 
 #[test]
@@ -271,6 +303,8 @@ fn atom() -> impl Strategy<Value = String> {
         1 => Just("v in ['a', 1]".to_string()),
         1 => Just("v == 1".to_string()),
         1 => Just("!v.endsWith('a')".to_string()),
+        1 => Just("v.a == 1".to_string()),
+        1 => Just("v.a.b == 'a'".to_string()),
     ]
 }
 
@@ -292,6 +326,10 @@ fn context() -> impl Strategy<Value = &'static str> {
         "[R].exists(w, w.exists(v, P))",
         "[1, 2].exists(w, R.all(v, P))",
         "R.exists(v, !(P))",
+        "[{'a': R}].exists(w, w.a.exists(v, P))",
+        "[{'a': R}].all(w, has(w.a) && w.a.filter(v, P) == w.a)",
+        "R.exists(v, [v].exists(v, P))",
+        "R.map(v, [v]).exists(v, v.all(v, P))",
     ])
 }
 
@@ -305,6 +343,13 @@ proptest! {
         shape in context(),
     ) {
         let source = shape.replace('R', &range).replace('P', &predicate);
+        // A payload name spelled like a loop variable's field must not be
+        // what `v.a` reads.
+        let mut payload = payload;
+        if let Some(fields) = payload.as_object_mut() {
+            fields.insert("v.a".into(), json!(1));
+            fields.insert("w.a".into(), json!(["a"]));
+        }
         let (folded, rewritten) = both(&source);
         prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
     }
