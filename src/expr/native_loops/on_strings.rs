@@ -164,7 +164,8 @@ pub fn written_loop(expr: &IdedExpr) -> Option<&IdedExpr> {
     match (c.func_name.as_str(), &c.target, c.args.as_slice()) {
         (operators::CONDITIONAL, None, [guard, _, written])
             if matches!(&guard.expr, Expr::Call(g)
-            if g.func_name == STRINGS_ONLY || g.func_name == STRINGS_ONLY_WITH) =>
+            if g.func_name == STRINGS_ONLY || g.func_name == STRINGS_ONLY_WITH)
+                || super::fields::known_guard(guard, expr.id) =>
         {
             Some(written)
         }

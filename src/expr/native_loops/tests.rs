@@ -216,6 +216,37 @@ fn only_fields_of_bound_loop_variables_skip_the_dotted_lookup() {
 }
 
 #[test]
+fn guards_of_command_string_lists_are_known_true() {
+    use on_strings::{STRINGS_ONLY, STRINGS_ONLY_WITH};
+    let guards = |e: &IdedExpr| count_calls(e, &[STRINGS_ONLY, STRINGS_ONLY_WITH]);
+    let p = json!({"command": "git -C /tmp status --porcelain -- README.md", "r": [{"args": ["x", 1]}]});
+    for (source, left) in [
+        ("command.shellCommands().exists(c, c.args.exists(a, a.startsWith('st')))", 0),
+        ("command.shellCommands().exists(c, c.args.filter(a, !a.startsWith('-')).map(p, p.normalizedPath(project_root)).exists(p, p.endsWith('/README.md')))", 0),
+        ("command.shellCommands().exists(c, c.flags.all(f, f.startsWith('-')) && c.via.all(f, f == ''))", 0),
+        // Not a command: the range may hold anything.
+        ("r.exists(c, c.args.exists(a, a.startsWith('x')))", 1),
+        // `c` rebound by a loop that is not over commands.
+        ("command.shellCommands().exists(c, r.exists(c, c.args.exists(a, a.startsWith('x'))))", 1),
+        // The project root hidden by a loop variable of that name.
+        ("command.shellCommands().exists(c, ['/p'].exists(project_root, c.args.map(a, a.normalizedPath(project_root)).exists(x, x == '/p/README.md')))", 1),
+    ] {
+        let (written, rewritten) = both(source);
+        assert!(guards(&written) == 0, "{source}");
+        let mut folded_only = parse_fast(source).unwrap();
+        const_sets::fold_constant_lists(&mut folded_only);
+        rewrite_loops(&mut folded_only);
+        assert!(guards(&folded_only) > 0, "{source}: no native loop to guard");
+        assert_eq!(guards(&rewritten), left, "{source}");
+        // Analyses still find the loop as written behind the native one.
+        let mut loops = 0;
+        crate::expr::ast::visit(&rewritten, &mut |n| loops += usize::from(written_loop(n).is_some()));
+        assert!(loops > 0, "{source}");
+        let _ = same(source, &p);
+    }
+}
+
+#[test]
 fn source_cannot_call_the_native_loops() {
     assert!(parse_fast("@exists_in(x, b'')").is_err());
     assert!(parse_fast("@all_in(x, b'')").is_err());
@@ -330,7 +361,29 @@ fn context() -> impl Strategy<Value = &'static str> {
         "[{'a': R}].all(w, has(w.a) && w.a.filter(v, P) == w.a)",
         "R.exists(v, [v].exists(v, P))",
         "R.map(v, [v]).exists(v, v.all(v, P))",
+        "s.shellCommands().exists(w, w.args.exists(v, P) || w.flags.all(v, P))",
+        "s.shellCommands().exists(w, w.args.filter(v, P).map(v, v.normalizedPath(project_root)) == [R])",
+        "s.shellCommands().all(w, w.args.map(v, v.lowerAscii()).exists(v, P) && R.all(v, P))",
     ])
+}
+
+/// `shape` with the whole words `R` and `P` replaced.
+fn fill(shape: &str, range: &str, predicate: &str) -> String {
+    let chars: Vec<char> = shape.chars().collect();
+    let word = |i: usize| {
+        chars
+            .get(i)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+    };
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        match c {
+            'R' if !word(i.wrapping_sub(1)) && !word(i + 1) => out.push_str(range),
+            'P' if !word(i.wrapping_sub(1)) && !word(i + 1) => out.push_str(predicate),
+            c => out.push(*c),
+        }
+    }
+    out
 }
 
 proptest! {
@@ -342,13 +395,14 @@ proptest! {
         predicate in predicate(),
         shape in context(),
     ) {
-        let source = shape.replace('R', &range).replace('P', &predicate);
+        let source = fill(shape, &range, &predicate);
         // A payload name spelled like a loop variable's field must not be
         // what `v.a` reads.
         let mut payload = payload;
         if let Some(fields) = payload.as_object_mut() {
             fields.insert("v.a".into(), json!(1));
             fields.insert("w.a".into(), json!(["a"]));
+            fields.insert("s".into(), json!("git -f --force a b && A -- é 1 && true"));
         }
         let (folded, rewritten) = both(&source);
         prop_assert_eq!(eval(&folded, &payload), eval(&rewritten, &payload), "{} on {}", source, payload);
