@@ -49,10 +49,28 @@ pub fn count(needle: u8, haystack: &[u8]) -> usize {
 
 /// Whether `needle` occurs in `haystack` (Two-Way, no vector prefilter:
 /// `memchr::memmem` asks the CPU for one on haystacks of 64 bytes or more).
+/// A typical command line is shorter than building the Two-Way searcher
+/// costs (about 300 instructions), so those are searched from each
+/// occurrence of the needle's first byte.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    memchr::arch::all::twoway::Finder::new(needle)
-        .find(haystack, needle)
-        .is_some()
+    const SHORT: usize = 128;
+    match needle.split_first() {
+        None => true,
+        Some((first, rest)) if haystack.len() <= SHORT => {
+            let mut at = 0;
+            while let Some(i) = find(*first, &haystack[at..]) {
+                let start = at + i + 1;
+                if haystack[start..].starts_with(rest) {
+                    return true;
+                }
+                at = start;
+            }
+            false
+        }
+        Some(_) => memchr::arch::all::twoway::Finder::new(needle)
+            .find(haystack, needle)
+            .is_some(),
+    }
 }
 
 #[cfg(test)]
@@ -74,7 +92,7 @@ mod tests {
                     assert!(positions(n, hay).eq(memchr::memchr_iter(n, hay)));
                     assert_eq!(find2(n, b'[', hay), memchr::memchr2(n, b'[', hay));
                 }
-                for w in [&b"case"[..], b"cd", b"zz", b""] {
+                for w in [&b"case"[..], b"cd", b"zz", b"", b"c", b"e\xFFf[", b"|e\xFFf[case |"] {
                     assert_eq!(
                         contains(hay, w),
                         memchr::memmem::find(hay, w).is_some(),
