@@ -933,23 +933,67 @@ impl Spec {
 
 fn spec_for(program: &str) -> Option<&'static Spec> {
     // Asked once per command of every line, and most programs are no
-    // wrapper: a binary search over the names, not a walk over every spec.
-    static BY_NAME: std::sync::OnceLock<Vec<(&str, &Spec)>> = std::sync::OnceLock::new();
-    let by_name = BY_NAME.get_or_init(|| {
-        let mut by_name: Vec<(&str, &Spec)> = SPECS
-            .iter()
-            .flat_map(|spec| spec.names.iter().map(move |name| (*name, spec)))
-            .collect();
-        // Stable, and the first of equal names kept: the spec listed first
-        // wins, as a walk in order would find it.
-        by_name.sort_by_key(|(name, _)| *name);
-        by_name.dedup_by_key(|(name, _)| *name);
-        by_name
-    });
-    let at = by_name
-        .binary_search_by_key(&program, |(name, _)| name)
-        .ok()?;
-    Some(by_name[at].1)
+    // wrapper: a binary search over the names sorted when compiling, not a
+    // walk over every spec (nor a sort in each one-call process).
+    let at = BY_NAME.partition_point(|(name, _)| *name < program);
+    match BY_NAME.get(at) {
+        Some((name, spec)) if *name == program => Some(&SPECS[*spec]),
+        _ => None,
+    }
+}
+
+/// How many names the specs list, counting a name listed twice twice.
+const NAME_COUNT: usize = {
+    let (mut n, mut s) = (0, 0);
+    while s < SPECS.len() {
+        n += SPECS[s].names.len();
+        s += 1;
+    }
+    n
+};
+
+/// Every name of [`SPECS`] with its spec's index, sorted by name. Equal
+/// names stay in the specs' order, so the first of them, which
+/// [`spec_for`] finds, is the spec a walk in order would find.
+static BY_NAME: [(&str, usize); NAME_COUNT] = {
+    let mut out = [("", 0); NAME_COUNT];
+    let (mut len, mut s) = (0, 0);
+    while s < SPECS.len() {
+        let mut k = 0;
+        while k < SPECS[s].names.len() {
+            let name = SPECS[s].names[k];
+            // Insertion sort, after the names equal to this one.
+            let mut at = len;
+            while at > 0 && compare(out[at - 1].0, name) > 0 {
+                out[at] = out[at - 1];
+                at -= 1;
+            }
+            out[at] = (name, s);
+            len += 1;
+            k += 1;
+        }
+        s += 1;
+    }
+    out
+};
+
+/// `a` against `b` byte by byte, as `str`'s order: -1, 0 or 1.
+const fn compare(a: &str, b: &str) -> i32 {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return if a[i] < b[i] { -1 } else { 1 };
+        }
+        i += 1;
+    }
+    if a.len() < b.len() {
+        -1
+    } else if a.len() > b.len() {
+        1
+    } else {
+        0
+    }
 }
 
 enum Skip {

@@ -113,6 +113,17 @@ fn walk(expr: &mut IdedExpr, bound: &mut Vec<Bound>) {
                 }),
             });
         }
+        // Calls are most of a tree: walked in place, without the list of
+        // children the other nodes are walked through.
+        Expr::Call(call) => {
+            if let Some(target) = call.target.as_deref_mut() {
+                walk(target, bound);
+            }
+            for arg in &mut call.args {
+                walk(arg, bound);
+            }
+        }
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
         other => {
             for child in super::children(other) {
                 walk(child, bound);
