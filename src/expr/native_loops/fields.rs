@@ -97,7 +97,7 @@ fn walk(expr: &mut IdedExpr, bound: &mut Vec<Bound>) {
                 id,
                 expr: Expr::Ident(variable.clone()),
             };
-            select.operand = Box::new(IdedExpr {
+            *select.operand = IdedExpr {
                 id: fresh_id(id, 1),
                 expr: Expr::Call(CallExpr {
                     func_name: operators::CONDITIONAL.to_string(),
@@ -111,7 +111,7 @@ fn walk(expr: &mut IdedExpr, bound: &mut Vec<Bound>) {
                         ident(fresh_id(id, 3)),
                     ],
                 }),
-            });
+            };
         }
         // Calls are most of a tree: walked in place, without the list of
         // children the other nodes are walked through.

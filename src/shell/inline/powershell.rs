@@ -940,7 +940,7 @@ mod tests {
                 out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
             }
         }
-        while out.len() % 4 != 0 {
+        while !out.len().is_multiple_of(4) {
             out.push('=');
         }
         out
