@@ -1199,4 +1199,39 @@ mod tests {
         let (commands, _) = inside("docker exec -it db psql -c 'SELECT 1'");
         assert_eq!(commands, ["psql -c SELECT 1"]);
     }
+
+    #[test]
+    fn a_privileged_exec_runs_with_host_privileges() {
+        let via = |line: &str| {
+            let analysis = analyze(line);
+            analysis
+                .commands
+                .last()
+                .map(|c| c.via.clone())
+                .unwrap_or_default()
+        };
+        for (line, label) in [
+            (
+                "docker exec --privileged web mount /dev/sda1 /mnt",
+                "docker exec",
+            ),
+            ("podman exec -it --privileged=true web id", "podman exec"),
+            ("docker compose exec --privileged web id", "docker exec"),
+            ("nerdctl exec --privileged=$P web id", "nerdctl exec"),
+        ] {
+            assert_eq!(
+                via(line),
+                [format!("{label} with host privileges")],
+                "{line}"
+            );
+        }
+        // Without the option, with it turned off, or as the command's word.
+        for line in [
+            "docker exec web ls",
+            "docker exec --privileged=false web id",
+            "docker exec web echo --privileged",
+        ] {
+            assert_eq!(via(line), ["docker exec"], "{line}");
+        }
+    }
 }
