@@ -116,9 +116,11 @@ pub fn inspect(program: &str, args: &[Word], launch: &mut Launch) {
     match args[at].text.as_str() {
         "run" | "create" => run(program, args, at + 1, compose, launch),
         "cp" => copy(program, args, at + 1, launch),
-        "build" | "buildx" | "image" | "builder" if !compose => {
-            match super::container_build::build_arguments(args, at) {
-                Some(from) => super::container_build::inspect(args, from, launch),
+        "build" | "buildx" | "image" | "builder" | "bake" if !compose => {
+            use super::container_build::{bake, build_step, inspect, Step};
+            match build_step(args, at) {
+                Some(Step::Build(from)) => inspect(args, from, launch),
+                Some(Step::Bake(from)) => bake(args, from, launch),
                 None => super::tool_launchers::container_exec(program, args, launch),
             }
         }
@@ -370,7 +372,13 @@ fn run_reading(
         launch.reads.extend(given.into_iter().map(Word::literal));
     }
     let mut words: Vec<Word> = options.entrypoint.clone().into_iter().collect();
-    words.extend(args[image + 1..].iter().cloned());
+    // `buildah run CONTAINER -- COMMAND` separates the command with `--`
+    // (to docker it would be the command, which no image has).
+    let separated = options.entrypoint.is_none()
+        && args
+            .get(image + 1)
+            .is_some_and(|w| w.literal && w.text == "--");
+    words.extend(args[image + 1 + usize::from(separated)..].iter().cloned());
     if words.is_empty() || (options.confined() && interactive_shell(&words)) {
         return;
     }
@@ -733,10 +741,15 @@ const RUN_FLAGS: &[&str] = &[
     "build",
     "remove-orphans",
     "no-TTY",
+    // buildah run's.
+    "terminal",
+    "no-hostname",
+    "no-pivot",
+    "add-history",
 ];
 
-/// Long options of `run`/`create` (docker, podman, nerdctl, compose) known
-/// to take a value. A long option in neither list is read both ways.
+/// Long options of `run`/`create` (docker, podman, nerdctl, compose,
+/// buildah) known to take a value. A long option in neither list is read both ways.
 const RUN_VALUES: &[&str] = &[
     "add-host",
     "annotation",
@@ -819,6 +832,12 @@ const RUN_VALUES: &[&str] = &[
     "volume",
     "volumes-from",
     "workdir",
+    // buildah run's.
+    "workingdir",
+    "contextdir",
+    "runtime-flag",
+    "cni-config-dir",
+    "cni-plugin-path",
 ];
 
 /// Short options of `run` that take no value.
@@ -1192,6 +1211,26 @@ mod tests {
         // Other subcommands are buildah's own.
         let analysis = analyze("buildah images");
         assert_eq!(analysis.commands.len(), 1);
+    }
+
+    #[test]
+    fn buildah_run_is_followed_as_podman_run() {
+        let analysis = analyze("buildah run --cap-add SYS_ADMIN -v /:/h ctr -- cat /h/etc/shadow");
+        let cat = analysis
+            .commands
+            .iter()
+            .find(|c| c.program == "cat")
+            .unwrap();
+        assert_eq!(cat.args, ["/etc/shadow"]);
+        assert_eq!(cat.via, ["buildah", "podman run with host privileges"]);
+        let (commands, _) = inside("buildah run --workingdir /src --isolation chroot ctr make -j4");
+        assert_eq!(
+            commands,
+            [
+                "podman run --workingdir /src --isolation chroot ctr make -j4",
+                "make -j4"
+            ]
+        );
     }
 
     #[test]
