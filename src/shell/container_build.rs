@@ -1,5 +1,5 @@
 //! Image builds: `docker build`, `docker buildx build`, `docker image
-//! build`, `podman build`, `nerdctl build`.
+//! build`, `podman build`, `nerdctl build`, and `docker buildx bake`.
 //!
 //! A build hands host files to code the line does not show (the
 //! Dockerfile's `RUN` steps): the whole context directory, BuildKit
@@ -16,12 +16,21 @@ use super::containers::host_path;
 use super::launchers::Launch;
 use super::words::Word;
 
-/// Where the build's own arguments start when `args[at]` is a build
-/// subcommand (`build`, `buildx build`, `image build`, `builder build`,
-/// buildx's alias `b`); `None` for other subcommands of those groups.
-pub fn build_arguments(args: &[Word], at: usize) -> Option<usize> {
+/// What a build subcommand hands the builder from: `build`'s options and
+/// context, or `bake`'s options (its targets are named in a bake file).
+pub enum Step {
+    Build(usize),
+    Bake(usize),
+}
+
+/// The build step `args[at]` starts (`build`, `buildx build`, `image
+/// build`, `builder build`, buildx's alias `b`; `buildx bake` and its
+/// shorthand `bake`), with where its own arguments start; `None` for other
+/// subcommands of those groups.
+pub fn build_step(args: &[Word], at: usize) -> Option<Step> {
     match args[at].text.as_str() {
-        "build" => Some(at + 1),
+        "build" => Some(Step::Build(at + 1)),
+        "bake" => Some(Step::Bake(at + 1)),
         group => {
             // Options of the group may come before its subcommand
             // (`docker buildx --builder x build`).
@@ -34,7 +43,12 @@ pub fn build_arguments(args: &[Word], at: usize) -> Option<usize> {
                     continue;
                 }
                 let build = text == "build" || (group == "buildx" && text == "b");
-                return build.then_some(i + 1);
+                let bake = group == "buildx" && text == "bake";
+                return match (build, bake) {
+                    (true, _) => Some(Step::Build(i + 1)),
+                    (_, true) => Some(Step::Bake(i + 1)),
+                    _ => None,
+                };
             }
             None
         }
@@ -87,6 +101,63 @@ pub fn inspect(args: &[Word], from: usize, launch: &mut Launch) {
                     launch.reads.push(mount.source);
                 }
             }
+            _ => {}
+        }
+    }
+}
+
+/// `bake`'s options from `args[from]` on. Targets are defined in a bake
+/// file the line does not show, but `--set TARGETS.KEY=VALUE` overrides
+/// what they hand the builder as `build`'s options do: `*.context=~`,
+/// `*.secrets=id=aws,src=~/.aws/credentials`, `*.ssh=default=KEY`,
+/// `*.contexts.NAME=PATH`; `--allow fs.read=PATH` (also `fs=`, `fs.write=`)
+/// lets the bake file reach host paths outside its directory; `-f FILE`
+/// is the bake file. Each host path is reported as a file the builder
+/// reads, so the rules about build contexts and secrets decide them.
+pub fn bake(args: &[Word], from: usize, launch: &mut Launch) {
+    let mut at = from;
+    while let Some(word) = args.get(at) {
+        if !is_option(word) {
+            at += 1;
+            continue;
+        }
+        let (name, value, used) = option_value(args, at);
+        at += used;
+        let Some(value) = value else {
+            continue;
+        };
+        match name.as_str() {
+            "--set" => {
+                let Some((key, setting)) = value.text.split_once('=') else {
+                    continue;
+                };
+                let setting = Word {
+                    text: setting.to_string(),
+                    ..value.clone()
+                };
+                // The key after the target pattern (`*.`, `app.`, `.`).
+                let key = key.trim_end_matches('+');
+                let key = key.rsplit_once('.').map_or(key, |(target, key)| {
+                    if target.contains(".contexts") || target.ends_with("contexts") {
+                        "contexts"
+                    } else {
+                        key
+                    }
+                });
+                match key {
+                    "secrets" => launch.reads.extend(secret_file(&setting)),
+                    "ssh" => launch.reads.extend(ssh_keys(&setting)),
+                    "context" | "contexts" | "dockerfile" if !is_remote(&setting.text) => {
+                        launch.reads.extend(host_path(&setting.text))
+                    }
+                    _ => {}
+                }
+            }
+            "--allow" => {
+                let path = value.text.split_once('=').map_or("", |(_, p)| p);
+                launch.reads.extend(host_path(path));
+            }
+            "-f" | "--file" => launch.reads.extend(host_path(&value.text)),
             _ => {}
         }
     }
@@ -199,6 +270,7 @@ const BUILD_VALUES: &[&str] = &[
     "sbom",
     "secret",
     "security-opt",
+    "set",
     "shm-size",
     "ssh",
     "tag",
@@ -247,6 +319,40 @@ mod tests {
             ("podman build -v ~/.aws:/a:ro .", vec!["~/.aws", "."]),
         ] {
             assert_eq!(reads(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn bake_overrides_and_entitlements_are_read() {
+        for (line, expected) in [
+            (
+                "docker buildx bake --set '*.secrets=id=aws,src=/home/u/.aws/credentials'",
+                vec!["/home/u/.aws/credentials"],
+            ),
+            ("docker buildx bake --set app.context=$HOME app", vec!["~"]),
+            (
+                "docker bake --set=*.ssh=default=~/.ssh/id_rsa",
+                vec!["~/.ssh/id_rsa"],
+            ),
+            (
+                "docker buildx bake -f bake.hcl --set *.contexts.keys=~/.ssh --allow fs.read=/",
+                vec!["~/.ssh", "/"],
+            ),
+            (
+                "docker buildx bake --set *.secrets+=id=k,src=~/.npmrc",
+                vec!["~/.npmrc"],
+            ),
+        ] {
+            assert_eq!(reads(line), expected, "{line}");
+        }
+        // Targets, platforms, tags and remote contexts are no host files.
+        for line in [
+            "docker buildx bake",
+            "docker buildx bake --set *.platform=linux/arm64 --set app.tags=app:dev app test",
+            "docker buildx bake --set app.context=https://github.com/x/y.git --push",
+            "docker buildx bake --set *.secrets=id=t,env=GITHUB_TOKEN --allow network.host",
+        ] {
+            assert_eq!(reads(line), Vec::<String>::new(), "{line}");
         }
     }
 

@@ -116,9 +116,11 @@ pub fn inspect(program: &str, args: &[Word], launch: &mut Launch) {
     match args[at].text.as_str() {
         "run" | "create" => run(program, args, at + 1, compose, launch),
         "cp" => copy(program, args, at + 1, launch),
-        "build" | "buildx" | "image" | "builder" if !compose => {
-            match super::container_build::build_arguments(args, at) {
-                Some(from) => super::container_build::inspect(args, from, launch),
+        "build" | "buildx" | "image" | "builder" | "bake" if !compose => {
+            use super::container_build::{bake, build_step, inspect, Step};
+            match build_step(args, at) {
+                Some(Step::Build(from)) => inspect(args, from, launch),
+                Some(Step::Bake(from)) => bake(args, from, launch),
                 None => super::tool_launchers::container_exec(program, args, launch),
             }
         }
@@ -370,7 +372,13 @@ fn run_reading(
         launch.reads.extend(given.into_iter().map(Word::literal));
     }
     let mut words: Vec<Word> = options.entrypoint.clone().into_iter().collect();
-    words.extend(args[image + 1..].iter().cloned());
+    // `buildah run CONTAINER -- COMMAND` separates the command with `--`
+    // (to docker it would be the command, which no image has).
+    let separated = options.entrypoint.is_none()
+        && args
+            .get(image + 1)
+            .is_some_and(|w| w.literal && w.text == "--");
+    words.extend(args[image + 1 + usize::from(separated)..].iter().cloned());
     if words.is_empty() || (options.confined() && interactive_shell(&words)) {
         return;
     }
@@ -733,10 +741,15 @@ const RUN_FLAGS: &[&str] = &[
     "build",
     "remove-orphans",
     "no-TTY",
+    // buildah run's.
+    "terminal",
+    "no-hostname",
+    "no-pivot",
+    "add-history",
 ];
 
-/// Long options of `run`/`create` (docker, podman, nerdctl, compose) known
-/// to take a value. A long option in neither list is read both ways.
+/// Long options of `run`/`create` (docker, podman, nerdctl, compose,
+/// buildah) known to take a value. A long option in neither list is read both ways.
 const RUN_VALUES: &[&str] = &[
     "add-host",
     "annotation",
@@ -819,6 +832,12 @@ const RUN_VALUES: &[&str] = &[
     "volume",
     "volumes-from",
     "workdir",
+    // buildah run's.
+    "workingdir",
+    "contextdir",
+    "runtime-flag",
+    "cni-config-dir",
+    "cni-plugin-path",
 ];
 
 /// Short options of `run` that take no value.
@@ -1195,8 +1214,63 @@ mod tests {
     }
 
     #[test]
+    fn buildah_run_is_followed_as_podman_run() {
+        let analysis = analyze("buildah run --cap-add SYS_ADMIN -v /:/h ctr -- cat /h/etc/shadow");
+        let cat = analysis
+            .commands
+            .iter()
+            .find(|c| c.program == "cat")
+            .unwrap();
+        assert_eq!(cat.args, ["/etc/shadow"]);
+        assert_eq!(cat.via, ["buildah", "podman run with host privileges"]);
+        let (commands, _) = inside("buildah run --workingdir /src --isolation chroot ctr make -j4");
+        assert_eq!(
+            commands,
+            [
+                "podman run --workingdir /src --isolation chroot ctr make -j4",
+                "make -j4"
+            ]
+        );
+    }
+
+    #[test]
     fn exec_is_still_followed() {
         let (commands, _) = inside("docker exec -it db psql -c 'SELECT 1'");
         assert_eq!(commands, ["psql -c SELECT 1"]);
+    }
+
+    #[test]
+    fn a_privileged_exec_runs_with_host_privileges() {
+        let via = |line: &str| {
+            let analysis = analyze(line);
+            analysis
+                .commands
+                .last()
+                .map(|c| c.via.clone())
+                .unwrap_or_default()
+        };
+        for (line, label) in [
+            (
+                "docker exec --privileged web mount /dev/sda1 /mnt",
+                "docker exec",
+            ),
+            ("podman exec -it --privileged=true web id", "podman exec"),
+            ("docker compose exec --privileged web id", "docker exec"),
+            ("nerdctl exec --privileged=$P web id", "nerdctl exec"),
+        ] {
+            assert_eq!(
+                via(line),
+                [format!("{label} with host privileges")],
+                "{line}"
+            );
+        }
+        // Without the option, with it turned off, or as the command's word.
+        for line in [
+            "docker exec web ls",
+            "docker exec --privileged=false web id",
+            "docker exec web echo --privileged",
+        ] {
+            assert_eq!(via(line), ["docker exec"], "{line}");
+        }
     }
 }

@@ -179,7 +179,7 @@ pub fn inspect(program: &str, args: &[Word], input: Option<&Input>, appended: bo
 /// (nerdctl's commands under its own name), Lima's `nerdctl.lima`,
 /// `docker.lima`, `podman.lima` and `kubectl.lima` scripts (`lima nerdctl
 /// "$@"`), `colima nerdctl -- ...` and `colima ssh -- ...`, and `buildah
-/// bud`/`build` (podman's build). The tool's command is followed as if
+/// bud`/`build` and `buildah run` (podman's build and run). The tool's command is followed as if
 /// run here, so every rule about the tool applies.
 fn container_front_end(program: &str, args: &[Word], launch: &mut Launch) {
     // The words the tool's command starts with, and where the front end's
@@ -193,6 +193,9 @@ fn container_front_end(program: &str, args: &[Word], launch: &mut Launch) {
         },
         "buildah" => match subcommand_after(args, 0, BUILDAH_VALUES) {
             Some((at, "bud" | "build")) => (&["podman", "build"], at + 1),
+            // `buildah run [options] CONTAINER [--] COMMAND`: podman
+            // run's options (mounts, capabilities, devices, `--pid`).
+            Some((at, "run")) => (&["podman", "run"], at + 1),
             _ => return,
         },
         "docker.lima" => (&["docker"], 0),

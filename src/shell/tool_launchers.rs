@@ -215,8 +215,25 @@ pub fn container_exec(program: &str, args: &[Word], launch: &mut Launch) {
     };
     if let Some(start) = start.filter(|&s| s < rest.len()) {
         let words = rest[start..].to_vec();
-        argv(launch, words, &format!("{program} exec"), None);
+        let mut via = format!("{program} exec");
+        // `docker exec --privileged` gives the command every capability
+        // and device, as `docker run --privileged` does (kubectl has no
+        // such option).
+        if !kube && rest[..start].iter().any(privileged_option) {
+            via.push_str(super::containers::HOST_PRIVILEGES);
+        }
+        argv(launch, words, &via, None);
         launch.foreign.push(exec + 1 + start..args.len());
+    }
+}
+
+/// `--privileged`, or `--privileged=VALUE` unless the value is `false`
+/// (one only known when the line runs may be `true`).
+fn privileged_option(word: &Word) -> bool {
+    match word.text.strip_prefix("--privileged") {
+        Some("") => true,
+        Some(value) => value.strip_prefix('=').is_some_and(|v| v != "false"),
+        None => false,
     }
 }
 

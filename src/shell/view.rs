@@ -54,12 +54,13 @@ pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
     } else {
         Vec::new()
     };
-    let dashes: Vec<usize> = if crate::bytes::contains(bytes, b" - ")
+    let lone_dash = crate::bytes::contains(bytes, b" - ") || crate::bytes::contains(bytes, b" -<<");
+    let dashes: Vec<usize> = if lone_dash
         && !crate::bytes::contains(bytes, b"((")
         && !crate::bytes::contains(bytes, b"[[")
     {
         crate::bytes::positions(b'-', bytes)
-            .filter(|&i| is_dash_before_descriptor(bytes, i))
+            .filter(|&i| is_lone_dash_before_redirection(bytes, i))
             .collect()
     } else {
         Vec::new()
@@ -90,14 +91,21 @@ pub fn parser_view(src: &str) -> Cow<'_, [u8]> {
 }
 
 /// A `-` standing alone as a word, followed by blanks and a redirection
-/// with a descriptor (`- 2>&1`, `- 2> log`).
-fn is_dash_before_descriptor(bytes: &[u8], i: usize) -> bool {
+/// with a descriptor (`- 2>&1`, `- 2> log`), or by a heredoc (`kubectl
+/// apply -f - <<EOF`, `cat -<<EOF`): the grammar drops such a dash, so the
+/// parser is shown another letter in its place (the word is read from the
+/// line as written).
+fn is_lone_dash_before_redirection(bytes: &[u8], i: usize) -> bool {
     let blank = |b: &u8| matches!(b, b' ' | b'\t');
     if !(i > 0 && blank(&bytes[i - 1])) {
         return false;
     }
     let rest = &bytes[i + 1..];
     let blanks = rest.iter().take_while(|b| blank(b)).count();
+    let heredoc = rest[blanks..].starts_with(b"<<") && rest.get(blanks + 2) != Some(&b'<');
+    if heredoc {
+        return true;
+    }
     if blanks == 0 {
         return false;
     }
@@ -544,6 +552,31 @@ mod tests {
         assert_eq!(view("diff - x 2>&1"), "diff - x 2>&1");
         assert_eq!(view("(( x - 2 > 1 ))"), "(( x - 2 > 1 ))");
         assert_eq!(view("git checkout -- 2>&1"), "git checkout -- 2>&1");
+    }
+
+    #[test]
+    fn a_lone_dash_before_a_heredoc_is_shown_as_a_word() {
+        assert_eq!(
+            view("kubectl apply -f - <<EOF\nx\nEOF"),
+            "kubectl apply -f a <<EOF\nx\nEOF"
+        );
+        assert_eq!(view("cat -<<'EOF'\nx\nEOF"), "cat a<<'EOF'\nx\nEOF");
+        // A here-string keeps its dash (the grammar reads it), as does a
+        // heredoc's `<<-`.
+        assert_eq!(view("cat - <<< x"), "cat - <<< x");
+        assert_eq!(view("cat <<-EOF\nx\nEOF"), "cat <<-EOF\nx\nEOF");
+        // The word reaches the command.
+        for line in [
+            "kubectl apply -f - <<EOF\nkind: Pod\nEOF",
+            "cat -<<EOF\nx\nEOF",
+        ] {
+            let analysis = crate::shell::analyze(line);
+            assert_eq!(
+                analysis.commands[0].args.last().map(String::as_str),
+                Some("-"),
+                "{line}"
+            );
+        }
     }
 
     #[test]
