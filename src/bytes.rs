@@ -92,7 +92,15 @@ mod tests {
                     assert!(positions(n, hay).eq(memchr::memchr_iter(n, hay)));
                     assert_eq!(find2(n, b'[', hay), memchr::memchr2(n, b'[', hay));
                 }
-                for w in [&b"case"[..], b"cd", b"zz", b"", b"c", b"e\xFFf[", b"|e\xFFf[case |"] {
+                for w in [
+                    &b"case"[..],
+                    b"cd",
+                    b"zz",
+                    b"",
+                    b"c",
+                    b"e\xFFf[",
+                    b"|e\xFFf[case |",
+                ] {
                     assert_eq!(
                         contains(hay, w),
                         memchr::memmem::find(hay, w).is_some(),
