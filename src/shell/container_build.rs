@@ -194,35 +194,16 @@ fn is_option(word: &Word) -> bool {
     word.text.len() > 1 && word.text.starts_with('-')
 }
 
-/// The option at `args[at]`: its name, its value (attached with `=`,
-/// attached to a short option, or the next word) and how many words it
-/// used. Long options not known to take a value are flags; the word
-/// after one is then read as a context, which only adds reads.
+/// The option at `args[at]` of a build: long options not known to take a
+/// value are flags; the word after one is then read as a context, which
+/// only adds reads.
 fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
-    let word = &args[at];
-    let text = word.text.as_str();
-    let attached = |value: &str| Word {
-        text: value.to_string(),
-        ..word.clone()
-    };
-    if let Some(long) = text.strip_prefix("--") {
-        if let Some((name, value)) = long.split_once('=') {
-            return (format!("--{name}"), Some(attached(value)), 1);
-        }
-        if BUILD_VALUES.contains(&long) {
-            return (text.to_string(), args.get(at + 1).cloned(), 2);
-        }
-        return (text.to_string(), None, 1);
-    }
-    if !text.is_char_boundary(2) || !SHORT_VALUES.contains(&text[1..2]) {
-        return (text.to_string(), None, 1);
-    }
-    let letter = &text[1..2];
-    let name = format!("-{letter}");
-    match &text[2..] {
-        "" => (name, args.get(at + 1).cloned(), 2),
-        rest => (name, Some(attached(rest.trim_start_matches('='))), 1),
-    }
+    super::containers::option_at(
+        args,
+        at,
+        |long| BUILD_VALUES.contains(&long),
+        |letter| SHORT_VALUES.contains(letter),
+    )
 }
 
 /// Short options of `build` that take a value (docker, buildx, podman).

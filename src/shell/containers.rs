@@ -539,10 +539,28 @@ fn is_option(word: &Word) -> bool {
     name.len() > 1 && name.starts_with('-') && !name.contains(['$', '`'])
 }
 
+/// The option at `args[at]` of `run`: every long option not known to be a
+/// flag takes a value (see [`option_at`]).
+fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
+    option_at(
+        args,
+        at,
+        |long| !RUN_FLAGS.contains(&long),
+        |letter| !SHORT_FLAGS.contains(letter),
+    )
+}
+
 /// The option at `args[at]`: its name, its value if it takes one (attached
 /// with `=`, attached to a short flag, or the next word), and how many
-/// words it used.
-fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
+/// words it used. `long_value` and `short_value` say which options take a
+/// value; a short cluster is flags up to the first letter that does
+/// (`-itv /x:/y`). Shared by `run` and the builders (container_build.rs).
+pub(super) fn option_at(
+    args: &[Word],
+    at: usize,
+    long_value: impl Fn(&str) -> bool,
+    short_value: impl Fn(char) -> bool,
+) -> (String, Option<Word>, usize) {
     let word = &args[at];
     let text = word.text.as_str();
     let attached = |value: &str| Word {
@@ -553,15 +571,13 @@ fn option_value(args: &[Word], at: usize) -> (String, Option<Word>, usize) {
         if let Some((name, value)) = long.split_once('=') {
             return (format!("--{name}"), Some(attached(value)), 1);
         }
-        if RUN_FLAGS.contains(&long) {
+        if !long_value(long) {
             return (text.to_string(), None, 1);
         }
-        // Every other long option of `run` takes a value.
         return (text.to_string(), args.get(at + 1).cloned(), 2);
     }
-    // A short cluster: flags up to the first letter that takes a value.
     for (pos, letter) in text.char_indices().skip(1) {
-        if SHORT_FLAGS.contains(letter) {
+        if !short_value(letter) {
             continue;
         }
         let name = format!("-{letter}");
