@@ -4,6 +4,7 @@
 //! payload resolver.
 
 pub mod ast;
+mod boolean_frame;
 mod commands;
 pub mod const_sets;
 pub mod environment;
@@ -11,6 +12,8 @@ pub mod functions;
 pub mod native_loops;
 mod plain_pattern;
 pub(crate) mod regex_match;
+#[cfg(test)]
+pub(crate) mod shipped_conditions;
 pub mod stored_tree;
 #[cfg(feature = "reference-parser")]
 mod syntax_words;
@@ -344,8 +347,29 @@ pub fn evaluate_bool_in(
 ) -> Result<bool, EvalError> {
     let mut ctx = Context::with_env(env);
     ctx.set_variable_resolver(resolver);
+    // The frame of `&&`, `||` and boolean loops here, cel for the rest;
+    // anything unusual is evaluated by cel as written, errors included.
+    if let Ok(value) = boolean_frame::truth(expr, &ctx) {
+        return Ok(value);
+    }
+    cel_bool(expr, &ctx)
+}
+
+/// [`evaluate_bool`] by cel's interpreter alone, what the frame evaluated
+/// here must agree with.
+#[cfg(test)]
+pub(crate) fn evaluate_bool_by_cel(
+    expr: &IdedExpr,
+    resolver: &PayloadResolver<'_>,
+) -> Result<bool, EvalError> {
+    let mut ctx = Context::with_env(env_for(expr));
+    ctx.set_variable_resolver(resolver);
+    cel_bool(expr, &ctx)
+}
+
+fn cel_bool(expr: &IdedExpr, ctx: &Context<'_, '_>) -> Result<bool, EvalError> {
     let value =
-        cel::Value::resolve_val(expr, &ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
+        cel::Value::resolve_val(expr, ctx).map_err(|e| EvalError(describe_execution_error(&e)))?;
     match value.downcast_ref::<cel::common::types::CelBool>() {
         Some(b) => Ok(*b.inner()),
         None => Err(EvalError(format!(

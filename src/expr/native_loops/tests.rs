@@ -4,6 +4,7 @@
 //! predicates, and on every shipped pack condition with its test payloads.
 
 use super::*;
+use crate::expr::shipped_conditions::{shipped_conditions, test_payloads};
 use crate::expr::{evaluate, parse_fast, strip_ids, EvalError, PayloadResolver};
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
@@ -411,47 +412,6 @@ proptest! {
 
 // ---- the shipped packs ---------------------------------------------------
 
-fn repo() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every rule condition of the packs and policies/, with its hooks.
-fn shipped_conditions() -> Vec<(String, Vec<String>, String)> {
-    let (set, diags) = crate::load::load(&[repo().join("packs"), repo().join("policies")]);
-    assert!(diags.is_empty(), "{diags:?}");
-    set.rules
-        .iter()
-        .filter_map(|r| {
-            let when = r.rule.when.clone()?;
-            Some((r.rule.id.clone(), r.rule.hook.names().to_vec(), when))
-        })
-        .collect()
-}
-
-/// Every chibi payload of the packs' test files, by hook.
-fn test_payloads() -> Vec<(String, Json)> {
-    let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(repo().join("packs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".test.yaml"))
-        .collect();
-    files.sort();
-    for path in files {
-        let loaded =
-            crate::testing::file::load(&path).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
-        let file = loaded
-            .file
-            .unwrap_or_else(|| panic!("{path:?}: {:?}", loaded.problems));
-        for case in file.tests {
-            if let (Some(hook), Some(payload)) = (case.hook, case.payload) {
-                out.push((hook, payload));
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_shipped_condition_decides_alike_on_the_packs_test_payloads() {
     let conditions = shipped_conditions();
@@ -470,8 +430,8 @@ fn every_shipped_condition_decides_alike_on_the_packs_test_payloads() {
                 harness: "chibi",
                 project_root: "/home/user/project",
             };
-            let a = crate::expr::evaluate_bool(&folded, &resolver);
-            let b = crate::expr::evaluate_bool(&rewritten, &resolver);
+            let a = crate::expr::evaluate_bool_by_cel(&folded, &resolver);
+            let b = crate::expr::evaluate_bool_by_cel(&rewritten, &resolver);
             assert_eq!(a, b, "{id} on {payload}");
             evaluations += 1;
         }

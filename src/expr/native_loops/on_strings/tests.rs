@@ -341,9 +341,7 @@ proptest! {
 
 // ---- the shipped conditions ------------------------------------------------
 
-fn repo() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::expr::shipped_conditions::repo;
 
 /// Every shell rule condition of the packs and policies/ that has a loop
 /// made native here: (id, tree with lists folded, tree rewritten).
@@ -400,7 +398,13 @@ fn shipped_conditions_decide_alike_on_the_corpora() {
                 project_root: root,
             };
             for (id, folded, rewritten) in &conditions {
-                let a = crate::expr::evaluate_bool(folded, &resolver);
+                let a = crate::expr::evaluate_bool_by_cel(folded, &resolver);
+                assert_eq!(
+                    a,
+                    crate::expr::evaluate_bool_by_cel(rewritten, &resolver),
+                    "{id} on {line}"
+                );
+                // As decisions evaluate it: the boolean frame, then cel.
                 assert_eq!(
                     a,
                     crate::expr::evaluate_bool(rewritten, &resolver),
