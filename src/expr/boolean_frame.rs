@@ -12,9 +12,11 @@
 //! stack ([`Frame`]) that lends the element where it lies and the
 //! accumulator as a constant: nothing is allocated per element. The `&&`,
 //! `||` and `? :` above and inside such loops are evaluated here too, so
-//! the loops below them are reached. Everything else (a comparison, a
-//! field, a function or native loop call) is a leaf handed to cel, in a
-//! scope that sees the same variables in the same order.
+//! the loops below them are reached. The rewrites' native functions
+//! (`@in_set`, `@exists_strings`, ...) are called directly, without cel's
+//! overload lookup per call ([`natives`]). Everything else (a comparison,
+//! a field, any other call) is a leaf handed to cel, in a scope that sees
+//! the same variables in the same order.
 //!
 //! Exactness. On a path where nothing fails, this evaluates the nodes cel
 //! evaluates, in its order, with the same variables in the same scopes
@@ -33,6 +35,8 @@ use cel::common::types::CelBool;
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use cel::Context;
+
+use super::natives::{self, Native};
 
 /// This evaluation met an error or a non-boolean: evaluate with cel.
 #[derive(Debug, PartialEq)]
@@ -102,7 +106,10 @@ fn truth_in(
                         truth_in(otherwise, ctx, frame)
                     }
                 }
-                _ => leaf(expr, ctx),
+                (name, args) => match natives::find(name) {
+                    Some(native) => call_native(native, args, ctx),
+                    None => leaf(expr, ctx),
+                },
             }
         }
         Expr::Comprehension(c) => match boolean_start(c) {
@@ -116,6 +123,27 @@ fn truth_in(
 /// cel's value of `expr`, if it is a boolean.
 fn leaf(expr: &IdedExpr, ctx: &Context<'_, '_>) -> Result<bool, GiveUp> {
     let value = cel::Value::resolve_val(expr, ctx).map_err(|_| GiveUp)?;
+    value
+        .downcast_ref::<CelBool>()
+        .map(|b| *b.inner())
+        .ok_or(GiveUp)
+}
+
+/// A native function called as cel would call it, without looking its
+/// overload up: the arguments in order, their kinds checked, the function.
+fn call_native(native: &Native, args: &[IdedExpr], ctx: &Context<'_, '_>) -> Result<bool, GiveUp> {
+    if args.len() != native.params.len() {
+        return Err(GiveUp);
+    }
+    let mut values = Vec::with_capacity(args.len());
+    for (arg, param) in args.iter().zip(native.params) {
+        let value = cel::Value::resolve_val(arg, ctx).map_err(|_| GiveUp)?;
+        if !param.accepts(&value) {
+            return Err(GiveUp);
+        }
+        values.push(value);
+    }
+    let value = (native.function)(values).map_err(|_| GiveUp)?;
     value
         .downcast_ref::<CelBool>()
         .map(|b| *b.inner())

@@ -23,8 +23,9 @@
 //! idempotent), and analyses that read `x in [...]` (the index, the lints)
 //! read both forms through [`string_membership`].
 
+use crate::expr::natives::{self, Native, Param};
 use cel::common::ast::{operators, CallExpr, Expr, IdedExpr, LiteralValue};
-use cel::common::types::{CelBool, CelBytes, CelString, BYTES_TYPE, DYN_TYPE};
+use cel::common::types::{CelBool, CelBytes, CelString};
 use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
@@ -33,8 +34,16 @@ use cel::{DeclarationError, Env, ExecutionError};
 pub const IN_SET: &str = "@in_set";
 
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(IN_SET, "in_set", vec![DYN_TYPE, BYTES_TYPE], in_set)
+    natives::register(env, NATIVES)
 }
+
+/// The function the folded lists call.
+pub const NATIVES: &[Native] = &[Native {
+    name: IN_SET,
+    overload: "in_set",
+    params: &[Param::Any, Param::Bytes],
+    function: in_set,
+}];
 
 /// Rewrites every `x in [string literals]` below `expr` into a call of
 /// [`IN_SET`]. Apply it to a tree after parsing or decoding it, once any

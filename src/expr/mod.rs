@@ -10,6 +10,7 @@ pub mod const_sets;
 pub mod environment;
 pub mod functions;
 pub mod native_loops;
+pub mod natives;
 mod plain_pattern;
 pub(crate) mod regex_match;
 #[cfg(test)]

@@ -52,8 +52,9 @@
 //! explain` read the source as written.
 
 use super::const_sets::{self, Set};
+use crate::expr::natives::{self, Native, Param};
 use cel::common::ast::{operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
-use cel::common::types::{CelBool, CelBytes, CelString, BYTES_TYPE, DYN_TYPE};
+use cel::common::types::{CelBool, CelBytes, CelString};
 use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
@@ -83,15 +84,27 @@ pub const FUNCTIONS: [&str; 10] = [
 
 /// The functions the rewritten trees call, for the environment.
 pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(
-        EXISTS_IN,
-        "exists_in",
-        vec![DYN_TYPE, BYTES_TYPE],
-        exists_in,
-    )?;
-    env.add_overload(ALL_IN, "all_in", vec![DYN_TYPE, BYTES_TYPE], all_in)?;
-    on_strings::register(env)
+    natives::register(env, NATIVES)?;
+    natives::register(env, STRING_NATIVES)
 }
+
+/// The native membership loops.
+pub const NATIVES: &[Native] = &[
+    Native {
+        name: EXISTS_IN,
+        overload: "exists_in",
+        params: &[Param::Any, Param::Bytes],
+        function: exists_in,
+    },
+    Native {
+        name: ALL_IN,
+        overload: "all_in",
+        params: &[Param::Any, Param::Bytes],
+        function: all_in,
+    },
+];
+
+pub use on_strings::NATIVES as STRING_NATIVES;
 
 /// The accumulator the parser's macros name (`@result`).
 const ACCU: &str = "@result";

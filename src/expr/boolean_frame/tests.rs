@@ -150,6 +150,10 @@ fn condition() -> impl Strategy<Value = String> {
         "size(r) > 1",
         "r.filter(v, v == 'a').size() == 1",
         "r.map(v, v).exists(w, w == 'b')",
+        // shapes the rewrites make native
+        "v in ['a', 'b']",
+        "r.exists(v, v in ['b', 'c'])",
+        "r.all(w, w.startsWith('a') || w in ['b'])",
     ])
     .prop_map(str::to_string);
     leaf.prop_recursive(4, 32, 3, |inner| {

@@ -31,10 +31,11 @@
 
 use super::{call, fresh_id, is_accu, quantifier, Quantifier, ACCU};
 use crate::expr::const_sets::{self, Set};
+use crate::expr::natives::{Native, Param};
 use cel::common::ast::{operators, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
-use cel::common::types::{CelBool, CelBytes, CelList, CelString, BYTES_TYPE, DYN_TYPE};
+use cel::common::types::{CelBool, CelBytes, CelList, CelString};
 use cel::common::value::{CowVal, Val};
-use cel::{DeclarationError, Env, ExecutionError};
+use cel::ExecutionError;
 
 /// Whether a range is a list of strings only. Names no CEL source can spell.
 pub const STRINGS_ONLY: &str = "@strings_only";
@@ -60,58 +61,57 @@ pub const FUNCTIONS: [&str; 8] = [
     ALL_MAPPED,
 ];
 
-pub fn register(env: &mut Env) -> Result<(), DeclarationError> {
-    env.add_overload(STRINGS_ONLY, "strings_only", vec![DYN_TYPE], strings_only)?;
-    env.add_overload(
-        FILTER_STRINGS,
-        "filter_strings",
-        vec![DYN_TYPE, BYTES_TYPE],
-        filter_strings,
-    )?;
-    env.add_overload(
-        EXISTS_STRINGS,
-        "exists_strings",
-        vec![DYN_TYPE, BYTES_TYPE],
-        exists_strings,
-    )?;
-    env.add_overload(
-        ALL_STRINGS,
-        "all_strings",
-        vec![DYN_TYPE, BYTES_TYPE],
-        all_strings,
-    )?;
-    env.add_overload(
-        STRINGS_ONLY_WITH,
-        "strings_only_with",
-        vec![DYN_TYPE, DYN_TYPE],
-        map::strings_only_with,
-    )?;
-    env.add_overload(
-        MAP_STRINGS,
-        "map_strings",
-        vec![DYN_TYPE, BYTES_TYPE, DYN_TYPE],
-        map::map_strings,
-    )?;
-    for (name, overload, function) in [
-        (
-            EXISTS_MAPPED,
-            "exists_mapped",
-            map::exists_mapped as NativeFunction,
-        ),
-        (ALL_MAPPED, "all_mapped", map::all_mapped),
-    ] {
-        env.add_overload(
-            name,
-            overload,
-            vec![DYN_TYPE, BYTES_TYPE, BYTES_TYPE, DYN_TYPE],
-            function,
-        )?;
-    }
-    Ok(())
-}
-
-/// The shape of the native functions.
-type NativeFunction = for<'b, 'v> fn(Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError>;
+/// The native loops over strings, for the environment.
+pub const NATIVES: &[Native] = &[
+    Native {
+        name: STRINGS_ONLY,
+        overload: "strings_only",
+        params: &[Param::Any],
+        function: strings_only,
+    },
+    Native {
+        name: FILTER_STRINGS,
+        overload: "filter_strings",
+        params: &[Param::Any, Param::Bytes],
+        function: filter_strings,
+    },
+    Native {
+        name: EXISTS_STRINGS,
+        overload: "exists_strings",
+        params: &[Param::Any, Param::Bytes],
+        function: exists_strings,
+    },
+    Native {
+        name: ALL_STRINGS,
+        overload: "all_strings",
+        params: &[Param::Any, Param::Bytes],
+        function: all_strings,
+    },
+    Native {
+        name: STRINGS_ONLY_WITH,
+        overload: "strings_only_with",
+        params: &[Param::Any, Param::Any],
+        function: map::strings_only_with,
+    },
+    Native {
+        name: MAP_STRINGS,
+        overload: "map_strings",
+        params: &[Param::Any, Param::Bytes, Param::Any],
+        function: map::map_strings,
+    },
+    Native {
+        name: EXISTS_MAPPED,
+        overload: "exists_mapped",
+        params: &[Param::Any, Param::Bytes, Param::Bytes, Param::Any],
+        function: map::exists_mapped,
+    },
+    Native {
+        name: ALL_MAPPED,
+        overload: "all_mapped",
+        params: &[Param::Any, Param::Bytes, Param::Bytes, Param::Any],
+        function: map::all_mapped,
+    },
+];
 
 // ---- the rewrite -----------------------------------------------------------
 
