@@ -449,13 +449,25 @@ fn render_text(text: &Text, resolver: &PayloadResolver<'_>) -> Result<String, Ev
     match text {
         Text::Literal(s) => Ok(s.clone()),
         Text::Parts(parts) => {
-            let mut out = String::new();
+            // Room for the literal parts and a URL or a path or two: a
+            // growing string copied its bytes over three times a reason.
+            let literal: usize = parts
+                .iter()
+                .map(|p| match p {
+                    TextPart::Text(t) => t.len(),
+                    TextPart::Expr(_) => 0,
+                })
+                .sum();
+            let mut out = String::with_capacity(literal + 96);
             for part in parts {
                 match part {
                     TextPart::Text(t) => out.push_str(t),
-                    TextPart::Expr(p) => match expr::evaluate(p, resolver)? {
-                        Json::String(s) => out.push_str(&s),
-                        other => out.push_str(&other.to_string()),
+                    TextPart::Expr(p) => match resolver.plain_string(p) {
+                        Some(s) => out.push_str(s),
+                        None => match expr::evaluate(p, resolver)? {
+                            Json::String(s) => out.push_str(&s),
+                            other => out.push_str(&other.to_string()),
+                        },
                     },
                 }
             }

@@ -307,6 +307,24 @@ impl VariableResolver for PayloadResolver<'_> {
     }
 }
 
+impl PayloadResolver<'_> {
+    /// The string `expr` gives, when it is a bare name of a string (`${{
+    /// url }}` in a reason): what evaluating it gives, read without an
+    /// interpreter. `None` for anything else, to evaluate.
+    pub fn plain_string(&self, expr: &IdedExpr) -> Option<&str> {
+        let cel::common::ast::Expr::Ident(name) = &expr.expr else {
+            return None;
+        };
+        match name.as_str() {
+            "payload" => None,
+            "hook" => Some(self.hook),
+            "harness" => Some(self.harness),
+            "project_root" => Some(self.project_root),
+            name => self.payload.get(name)?.as_str(),
+        }
+    }
+}
+
 /// Why an evaluation failed at run time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalError(pub String);
@@ -510,6 +528,51 @@ fn span_text(source: &str, node: &IdedExpr, info: &cel::common::ast::SourceInfo)
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_plain_string_is_what_evaluating_the_name_gives() {
+        let payloads = [
+            json!({"url": "http://127.0.0.1/", "n": 1, "b": true, "l": ["a"], "e": "", "hook": "x", "int": "i"}),
+            json!(["url"]),
+            json!("url"),
+        ];
+        let names = [
+            "url",
+            "n",
+            "b",
+            "l",
+            "e",
+            "missing",
+            "hook",
+            "harness",
+            "project_root",
+            "payload",
+            "int",
+            "url.size()",
+            "'url'",
+        ];
+        let mut read = 0;
+        for payload in &payloads {
+            let r = PayloadResolver {
+                payload,
+                hook: "pre_fetch_url",
+                harness: "chibi",
+                project_root: "/p",
+            };
+            for name in names {
+                let expr = parse_fast(name).unwrap();
+                if let Some(s) = r.plain_string(&expr) {
+                    assert_eq!(
+                        evaluate(&expr, &r),
+                        Ok(Json::String(s.into())),
+                        "{name} on {payload}"
+                    );
+                    read += 1;
+                }
+            }
+        }
+        assert!(read >= 10, "{read}");
+    }
 
     fn run(expr: &str, payload: &Json) -> Result<Json, EvalError> {
         let program = compile(expr).unwrap();
