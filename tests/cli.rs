@@ -202,7 +202,7 @@ fn eval_reads_captured_fixtures_and_explains() {
     // hook-settings guard, system files, shell startup files, the SSH
     // client's configuration and git's own files.
     assert!(
-        explanation.contains("169 rule(s) for this hook, 11 candidate(s) after indexing"),
+        explanation.contains("170 rule(s) for this hook, 11 candidate(s) after indexing"),
         "{explanation}"
     );
     assert!(!explanation.contains("git.push-force"), "{explanation}");
