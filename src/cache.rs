@@ -237,7 +237,9 @@ fn entry(key: &str, hook: &str, set: &PolicySet, policy: &CompiledPolicy) -> Opt
     for rule in &policy.rules {
         // Orders are unique in a set; a mismatch would store another rule's
         // source, so nothing is stored.
-        let loaded = by_order.get(&rule.order).filter(|l| l.rule.id == rule.id)?;
+        let loaded = by_order
+            .get(&rule.order)
+            .filter(|l| *l.rule.id == *rule.id)?;
         let at = w.body.len();
         RuleForm::write_record(loaded, rule, &mut w.body).ok()?;
         let len = w.body.len() - at;

@@ -273,9 +273,11 @@ fn run_file(path: &Path, filter: Option<&str>, report: &mut Report) {
         // Rules of shipped packs are covered by the packs' own tests
         // (`policy test packs/` in this repository).
         if rule.shipped {
-            report.shipped_rules.insert(rule.id.clone());
+            report.shipped_rules.insert(rule.id.to_string());
         } else {
-            report.rules.insert((rule.id.clone(), rule.origin.clone()));
+            report
+                .rules
+                .insert((rule.id.to_string(), rule.origin.to_string()));
         }
     }
     let prepared = std::sync::Arc::new(Prepared::Ready(policy));

@@ -166,7 +166,7 @@ fn check_expectation(expect: &str, decision: &Decision) -> Vec<String> {
 fn every_dangerous_command_is_denied_by_its_rule() {
     let cases = read("dangerous.tsv", 3);
     let policy = policy(Packs::All, "pre_shell_exec");
-    let known: Vec<&str> = policy.rules.iter().map(|r| r.id.as_str()).collect();
+    let known: Vec<&str> = policy.rules.iter().map(|r| &*r.id).collect();
     let mut report = Report::new("dangerous.tsv");
     for case in &cases {
         let (expect, command) = (case.field(1), case.field(2));
@@ -194,7 +194,7 @@ fn the_dangerous_corpus_draws_on_both_peers_and_covers_every_shell_pack() {
     let unexercised: Vec<&str> = policy
         .rules
         .iter()
-        .map(|r| r.id.as_str())
+        .map(|r| &*r.id)
         .filter(|id| id.contains('.'))
         .filter(|id| !cases.iter().any(|c| c.field(1) == *id && c.gap.is_none()))
         .collect();

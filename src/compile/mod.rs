@@ -33,25 +33,28 @@ use crate::load::{LoadedRule, PolicySet};
 use crate::model::{OnError, Rule};
 use cel::common::ast::IdedExpr;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 #[derive(Debug)]
 pub struct Condition {
     pub expr: IdedExpr,
-    pub source: String,
+    /// Shared with every decision's trace of the rule.
+    pub source: Arc<str>,
     /// What evaluating `expr` needs of the CEL environment, found once.
     pub needs: std::sync::OnceLock<crate::expr::environment::Needs>,
 }
 
 #[derive(Debug)]
 pub struct CompiledRule {
-    pub id: String,
+    /// Shared with every decision's trace of the rule, as `origin` is.
+    pub id: Arc<str>,
     pub description: Option<String>,
     pub hooks: Vec<&'static str>,
     pub priority: i64,
     /// Position in the loaded set; the tie-breaker of equal priorities.
     pub order: usize,
     /// `file:line` of the rule, for explanations.
-    pub origin: String,
+    pub origin: Arc<str>,
     /// Where the rule is, for lints that speak about whole rules.
     pub file: std::sync::Arc<crate::diagnostic::SourceFile>,
     pub span: Span,
@@ -157,7 +160,7 @@ impl CompiledPolicy {
     pub fn find_rule(&self, id: &str) -> Option<&CompiledRule> {
         match &self.deferred {
             Some(deferred) => deferred.find(id),
-            None => self.rules.iter().find(|r| r.id == id),
+            None => self.rules.iter().find(|r| &*r.id == id),
         }
     }
 
@@ -302,7 +305,7 @@ impl RuleCompiler<'_> {
                 match self.expression(node.as_ref(), source, 0, "when") {
                     Some(expr) => Some(Condition {
                         expr,
-                        source: source.clone(),
+                        source: source.as_str().into(),
                         needs: Default::default(),
                     }),
                     None => {
@@ -321,12 +324,12 @@ impl RuleCompiler<'_> {
         let (line, _) = self.loaded.file.line_col(self.loaded.node.span.start);
         let specificity = Specificity::of(when.as_ref(), &matchers);
         let mut compiled = CompiledRule {
-            id: self.rule().id.clone(),
+            id: self.rule().id.as_str().into(),
             description: self.rule().description.clone(),
             hooks: hooks.iter().map(|h| h.name).collect(),
             priority: self.rule().priority.unwrap_or(0),
             order: self.loaded.order,
-            origin: format!("{}:{line}", self.loaded.file.name()),
+            origin: format!("{}:{line}", self.loaded.file.name()).into(),
             file: self.loaded.file.clone(),
             span: self
                 .loaded

@@ -250,7 +250,7 @@ impl DeferredRules {
     /// A rule by id among those compiled so far, from the entry or the YAML.
     pub fn find(&self, id: &str) -> Option<&CompiledRule> {
         self.compiled()
-            .find(|r| r.id == id)
+            .find(|r| &*r.id == id)
             .or_else(|| self.yaml.get()?.as_ref()?.find_rule(id))
     }
 }
@@ -306,7 +306,7 @@ fn compile_stored(line: &[u8], hook: &str) -> Result<CompiledRule, String> {
     let mut compiled = rc
         .compile(Some(hook))
         .ok_or_else(|| damaged("rule does not compile"))?;
-    compiled.origin = form.origin;
+    compiled.origin = form.origin.into();
     // The process ends after the call: the loaded copy is not worth freeing.
     std::mem::forget(loaded);
     Ok(compiled)

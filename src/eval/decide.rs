@@ -17,6 +17,7 @@ use crate::compile::{
 use crate::expr::{self, EvalError, PayloadResolver};
 use crate::model::Fallback;
 use serde_json::{Map, Value as Json};
+use std::sync::Arc;
 
 /// Who is asking, besides the payload.
 #[derive(Debug, Clone, Copy)]
@@ -37,9 +38,10 @@ pub struct Won<T> {
 /// What happened to one candidate rule, for `--explain` and decision logs.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RuleTrace {
-    pub rule: String,
-    pub origin: String,
-    pub condition: Option<String>,
+    /// The rule's own strings, shared: a decision traces every candidate.
+    pub rule: Arc<str>,
+    pub origin: Arc<str>,
+    pub condition: Option<Arc<str>>,
     /// `matched`, `not matched`, `logged` (a log-only rule matched), or `error`.
     pub outcome: &'static str,
     pub detail: Option<String>,
@@ -247,7 +249,7 @@ fn decide_through(
             Ok(true) if rule.log_only => {
                 trace.outcome = "logged";
                 decision.logged.push(Logged {
-                    rule: rule.id.clone(),
+                    rule: rule.id.to_string(),
                     would: would(rule),
                     reason: rule.reason_source.clone(),
                 });
@@ -256,16 +258,16 @@ fn decide_through(
                 if let Err(e) = apply(rule, &resolver, payload, &mut decision) {
                     trace.outcome = "error";
                     trace.detail = Some(e.0.clone());
-                    decision.errors.push((rule.id.clone(), e.0));
+                    decision.errors.push((rule.id.to_string(), e.0));
                 } else {
-                    decision.matched.push(rule.id.clone());
+                    decision.matched.push(rule.id.to_string());
                 }
             }
             Ok(false) => trace.outcome = "not matched",
             Err(e) => {
                 trace.outcome = "error";
                 trace.detail = Some(e.0.clone());
-                decision.errors.push((rule.id.clone(), e.0));
+                decision.errors.push((rule.id.to_string(), e.0));
             }
         }
         decision.trace.push(trace);
@@ -345,7 +347,7 @@ fn apply(
                 d.deny = Some(won(&rule.id, reason));
                 d.deny_rank = Some(rank);
             }
-            (Some(_), _) => d.also_denied.push(rule.id.clone()),
+            (Some(_), _) => d.also_denied.push(rule.id.to_string()),
             (None, _) => {
                 d.deny = Some(won(&rule.id, reason));
                 d.deny_rank = Some(rank);
