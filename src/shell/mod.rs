@@ -40,6 +40,7 @@ mod container_build;
 mod containers;
 mod cwd;
 mod flags;
+mod glob_cover;
 mod inline;
 mod launchers;
 mod long_options;

@@ -17,6 +17,7 @@
 //! interpreter code are reported as one of these (see `src/shell/inline/`).
 
 use super::cwd::{Place, Places};
+use super::glob_cover::covers_every_entry;
 use super::launchers::{XARGS_LONG, XARGS_SHORT_VALUES};
 use super::long_options::Takes;
 use super::words::Word;
@@ -781,7 +782,8 @@ pub enum TargetClass {
     Home,
     /// System directories (`/etc`, `/usr`, `/var`, `/dev`, ...) and what is in them.
     System,
-    /// The project root itself, or a directory holding it (`..`).
+    /// The project root itself, a directory holding it (`..`), or every
+    /// entry at its top (`*`, `./*`, `*/`).
     ProjectRoot,
     /// The project's `.git` directory or anything in a `.git` inside the project.
     GitDir,
@@ -979,8 +981,14 @@ fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) ->
         let rest = pattern_rest(&text, dir);
         let dir = paths::normalize(dir, &root, home);
         let mut class = contents_class(&dir, &root, home);
-        if class == TargetClass::InsideProject && dir == root && may_match_git(first_glob) {
-            class = TargetClass::GitDir;
+        if class == TargetClass::InsideProject && dir == root {
+            // `rm -rf *` at the root leaves the project empty but for its
+            // dot files: the root itself, as far as the project goes.
+            if covers_every_entry(&rest) {
+                class = TargetClass::ProjectRoot;
+            } else if may_match_git(first_glob) {
+                class = TargetClass::GitDir;
+            }
         }
         return ResolvedTarget {
             raw: target.text.clone(),
@@ -1339,8 +1347,15 @@ mod tests {
             ("/var/tmp/cache", Temp),
             ("/srv/data", System),
             ("/opt2", Outside),
-            ("*", InsideProject),
-            ("./*", InsideProject),
+            ("*", ProjectRoot),
+            ("./*", ProjectRoot),
+            ("\"$PWD\"/*", ProjectRoot),
+            ("*/", ProjectRoot),
+            ("{*,.git}", ProjectRoot),
+            ("../proj/*", ProjectRoot),
+            ("*.pyc", InsideProject),
+            ("src/*", InsideProject),
+            ("*/node_modules", InsideProject),
             ("build/*.o", InsideProject),
             (".*", GitDir),
             ("{a,.git}", GitDir),
