@@ -86,7 +86,7 @@ fn the_committed_pack_reference_is_fresh() {
         generated == committed,
         "docs/packs.md is stale: run `cargo run -- packs --markdown > docs/packs.md`"
     );
-    assert!(generated.contains("| [`core`](#core) | 2 | yes | 3 |"));
+    assert!(generated.contains("| [`core`](#core) | 3 | yes | 3 |"));
 }
 
 #[test]
