@@ -126,7 +126,7 @@ pub struct Analyzer {
     jobs: Vec<Job>,
     budget: Budget,
     route: Route,
-    /// The line starts with a PowerShell cmdlet and is also read as
+    /// The line starts with a PowerShell cmdlet (or pipes into `iex`) and is also read as
     /// PowerShell from its raw text (see `run`).
     powershell_line: bool,
     /// Some command on the line reads standard input the line gives it
@@ -167,12 +167,12 @@ impl Analyzer {
                     ..Context::default()
                 },
             });
-            // A line that starts with a cmdlet is PowerShell's: read its
-            // raw text as PowerShell too (bash would strip the backslashes
-            // of `C:\Users\u\...`), and its cmdlets are not read again from
-            // the words bash made of them. The bash reading still stands
+            // A line that starts with a cmdlet (or pipes into `iex`) is
+            // PowerShell's: read its raw text as PowerShell too (bash would
+            // strip the backslashes of `C:\Users\u\...`), and its cmdlets
+            // are not read again from the words bash made of them. The bash reading still stands
             // for everything else on the line.
-            if super::inline::starts_with_cmdlet(line) {
+            if super::inline::reads_as_powershell(line) {
                 analyzer.powershell_line = true;
                 analyzer.jobs.push(Job::Argv {
                     words: vec![
