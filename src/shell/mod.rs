@@ -39,6 +39,7 @@ mod config_commands;
 mod container_build;
 mod containers;
 mod cwd;
+mod find_expr;
 mod flags;
 mod glob_cover;
 mod inline;
