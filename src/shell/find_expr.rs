@@ -12,10 +12,12 @@
 //! `-exec`, `-execdir`, `-ok`, `-okdir` running `rm` and its kin) is
 //! reached for it.
 //!
-//! Anything it cannot read (an unknown primary, a missing argument, an
-//! unbalanced parenthesis, an expression computed at run time) counts as
-//! reaching the action: find would refuse most of these, and the answer
-//! only adds a target to what the guard looks at.
+//! find reads its whole expression before it acts, so one it refuses (a
+//! missing argument, an `-exec` without `;` or `{} +`, an unbalanced
+//! parenthesis, a stray word) deletes nothing. What cannot be read here
+//! (a primary this module does not know, a word only known at run time)
+//! counts as reaching the action: the answer only adds a target to what
+//! the guard looks at.
 
 use super::words::Word;
 use super::wrappers::program_name;
@@ -131,9 +133,19 @@ pub fn deletes_beyond_its_tests(expr: &[Word]) -> bool {
     }
     let mut reader = Reader { words: expr, at: 0 };
     match reader.list() {
-        Some(outcome) if reader.at == expr.len() => outcome.acted,
-        _ => true,
+        Ok(outcome) if reader.at == expr.len() => outcome.acted,
+        Ok(_) | Err(Stop::Refused) => false,
+        Err(Stop::Unknown) => true,
     }
+}
+
+/// Why an expression was not read to its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// find refuses it and runs nothing.
+    Refused,
+    /// A word this module cannot read.
+    Unknown,
 }
 
 struct Reader<'a> {
@@ -147,7 +159,7 @@ impl Reader<'_> {
     }
 
     /// `a , b`: both run; the value is the last one's.
-    fn list(&mut self) -> Option<Outcome> {
+    fn list(&mut self) -> Result<Outcome, Stop> {
         let mut outcome = self.or()?;
         while self.peek() == Some(",") {
             self.at += 1;
@@ -157,11 +169,11 @@ impl Reader<'_> {
                 ..next
             };
         }
-        Some(outcome)
+        Ok(outcome)
     }
 
     /// `a -o b`: b runs where a may be false.
-    fn or(&mut self) -> Option<Outcome> {
+    fn or(&mut self) -> Result<Outcome, Stop> {
         let mut outcome = self.and()?;
         while matches!(self.peek(), Some("-o" | "-or")) {
             self.at += 1;
@@ -176,15 +188,15 @@ impl Reader<'_> {
                 outcome
             };
         }
-        Some(outcome)
+        Ok(outcome)
     }
 
     /// `a -a b`, or `a b`: b runs where a may be true.
-    fn and(&mut self) -> Option<Outcome> {
+    fn and(&mut self) -> Result<Outcome, Stop> {
         let mut outcome = self.not()?;
         loop {
             match self.peek() {
-                None | Some(")" | "-o" | "-or" | ",") => return Some(outcome),
+                None | Some(")" | "-o" | "-or" | ",") => return Ok(outcome),
                 Some("-a" | "-and") => self.at += 1,
                 Some(_) => {}
             }
@@ -201,11 +213,11 @@ impl Reader<'_> {
         }
     }
 
-    fn not(&mut self) -> Option<Outcome> {
+    fn not(&mut self) -> Result<Outcome, Stop> {
         if matches!(self.peek(), Some("!" | "-not")) {
             self.at += 1;
             let inner = self.not()?;
-            return Some(Outcome {
+            return Ok(Outcome {
                 may_be_true: inner.may_be_false,
                 may_be_false: inner.may_be_true,
                 acted: inner.acted,
@@ -214,20 +226,23 @@ impl Reader<'_> {
         self.primary()
     }
 
-    fn primary(&mut self) -> Option<Outcome> {
-        let word = self.words.get(self.at)?;
+    fn primary(&mut self) -> Result<Outcome, Stop> {
+        let word = self.words.get(self.at).ok_or(Stop::Refused)?;
         if !word.literal {
-            return None;
+            return Err(Stop::Unknown);
         }
         self.at += 1;
         let name = word.text.as_str();
+        let given =
+            |outcome: Outcome, present: bool| present.then_some(outcome).ok_or(Stop::Refused);
         match name {
             "(" => {
                 let inner = self.list()?;
-                (self.peek() == Some(")")).then(|| self.at += 1)?;
-                Some(inner)
+                given(inner, self.peek() == Some(")"))?;
+                self.at += 1;
+                Ok(inner)
             }
-            "-delete" => Some(Outcome {
+            "-delete" => Ok(Outcome {
                 acted: true,
                 ..Outcome::value(true, true)
             }),
@@ -241,31 +256,33 @@ impl Reader<'_> {
                     self.at += 1;
                     let text = word.text.as_str();
                     if text == ";" {
-                        return Some(Outcome {
+                        return Ok(Outcome {
                             acted: deletes,
                             ..Outcome::value(true, true)
                         });
                     }
                     if text == "+" && self.at - 1 > start && words[self.at - 2].text == "{}" {
-                        return Some(Outcome {
+                        return Ok(Outcome {
                             acted: deletes,
                             ..Outcome::value(true, false)
                         });
                     }
                     deletes |= DELETERS.contains(&program_name(text).as_str());
                 }
-                None
+                Err(Stop::Refused)
             }
-            "-fprintf" => self.skip(2).then(|| Outcome::value(true, false)),
-            _ if ALWAYS_TRUE.contains(&name) => Some(Outcome::value(true, false)),
+            "-fprintf" => given(Outcome::value(true, false), self.skip(2)),
+            _ if ALWAYS_TRUE.contains(&name) => Ok(Outcome::value(true, false)),
             _ if ALWAYS_TRUE_WITH_VALUE.contains(&name) => {
-                self.skip(1).then(|| Outcome::value(true, false))
+                given(Outcome::value(true, false), self.skip(1))
             }
-            _ if TESTS.contains(&name) => Some(Outcome::value(false, true)),
+            _ if TESTS.contains(&name) => Ok(Outcome::value(false, true)),
             _ if TESTS_WITH_VALUE.contains(&name) || name.starts_with("-newer") => {
-                self.skip(1).then(|| Outcome::value(false, true))
+                given(Outcome::value(false, true), self.skip(1))
             }
-            _ => None,
+            // find takes any other word there for a path out of place.
+            _ if !name.starts_with('-') || name == "-" => Err(Stop::Refused),
+            _ => Err(Stop::Unknown),
         }
     }
 
@@ -302,9 +319,8 @@ mod tests {
             "-exec env /bin/rm -f {} ;",
             "-execdir busybox rm -rf {} +",
             "-newermt 2024-01-01 -o -delete",
-            "-name",
-            "( -name x -delete",
             "-unknown-test x -delete",
+            "-name x -o -unknown -delete",
         ] {
             assert!(deletes_beyond_its_tests(&expr(text)), "{text}");
         }
@@ -324,6 +340,12 @@ mod tests {
             "-name x",
             "-print",
             "-exec grep -l x {} +",
+            // find refuses these and runs nothing.
+            "-name",
+            "( -name x -delete",
+            "-delete )",
+            "-exec echo -delete + -print",
+            "-delete stray",
             "-exec chmod 644 {} ;",
             "",
         ] {
