@@ -519,11 +519,11 @@ pub enum TargetClassName {
     Home,
     /// System directories and their contents: `/etc`, `/usr`, `/var`, `/dev`, `/boot`, `/opt`, `/tmp` itself, ...
     System,
-    /// The project root itself, or a directory holding it (`..`).
+    /// The project root itself, a directory holding it (`..`), or every entry at its top (`*`, `./*`, `*/`).
     ProjectRoot,
     /// `.git` inside the project, or anything in it.
     GitDir,
-    /// Inside the project, not its root and not `.git` (`node_modules`, `./target`, `*`).
+    /// Inside the project, not its root and not `.git` (`node_modules`, `./target`, `*.pyc`, `build/*`).
     InsideProject,
     /// Inside a temporary directory (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, `$TMPDIR/x`).
     Temp,

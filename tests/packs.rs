@@ -46,7 +46,7 @@ fn policy_packs_lists_and_shows_what_ships() {
         .find(|l| l.starts_with("core "))
         .unwrap_or_else(|| panic!("no core line in {text}"));
     let words: Vec<&str> = core.split_whitespace().collect();
-    assert_eq!(&words[1..4], ["2", "yes", "3"], "{core}");
+    assert_eq!(&words[1..4], ["3", "yes", "3"], "{core}");
     assert!(
         core.contains("Recursive deletes outside the project"),
         "{core}"
@@ -86,7 +86,7 @@ fn the_committed_pack_reference_is_fresh() {
         generated == committed,
         "docs/packs.md is stale: run `cargo run -- packs --markdown > docs/packs.md`"
     );
-    assert!(generated.contains("| [`core`](#core) | 2 | yes | 3 |"));
+    assert!(generated.contains("| [`core`](#core) | 3 | yes | 3 |"));
 }
 
 #[test]

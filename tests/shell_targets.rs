@@ -84,8 +84,10 @@ fn deletes_inside_the_project_and_temp_pass_and_the_rest_is_refused() {
         ("rm -rf dist build", None),
         ("rm -rf /tmp/x", None),
         ("rm -rf \"$TMPDIR/cache\"", None),
-        ("rm -rf *", None),
-        ("rm -rf ./*", None),
+        ("rm -rf src/*", None),
+        ("rm -rf dist/* build/*", None),
+        ("rm -rf *.pyc", None),
+        ("cd build && rm -rf *", None),
         ("rm -f src/*.o", None),
         ("rm -rf /home/u/proj/coverage", None),
         // Relative targets are located from where `cd` took the shell
@@ -120,6 +122,16 @@ fn deletes_inside_the_project_and_temp_pass_and_the_rest_is_refused() {
         ("rm -rf \"${HOME}/\"", Some("delete-outside-project")),
         ("rm -rf ~/*", Some("delete-outside-project")),
         ("rm -rf .", Some("delete-outside-project")),
+        // Every entry at the root's top: the project, but for its dot files.
+        ("rm -rf *", Some("delete-outside-project")),
+        ("rm -rf ./*", Some("delete-outside-project")),
+        ("rm -rf \"$PWD\"/*", Some("delete-outside-project")),
+        (
+            "cd build && cd .. && rm -rf *",
+            Some("delete-outside-project"),
+        ),
+        // This rule judges every rm, recursive or not (core's asks for -r).
+        ("rm -f *", Some("delete-outside-project")),
         ("rm -rf ..", Some("delete-outside-project")),
         ("rm -rf ../other-project", Some("delete-outside-project")),
         ("rm -rf src/../..", Some("delete-outside-project")),

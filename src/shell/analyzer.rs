@@ -14,6 +14,7 @@ use super::cwd::Places;
 use super::launchers::{self, Nested};
 use super::syntax::{self, Budget, ParseFailure, Route};
 use super::targets;
+use super::tool_launchers;
 use super::walk::{self, Input};
 use super::words::Word;
 use super::wrappers::{self, program_name};
@@ -47,6 +48,10 @@ struct Context {
     /// Inside a container: its bind mounts, through which paths are read
     /// as the host paths they stand for (see `containers`).
     mounts: Vec<Mount>,
+    /// Run by a container exec at the top of the line (`docker exec -it
+    /// web bash`): its standard input is what the exec hands on, which is
+    /// the agent's own unless the line feeds it (see `feeds_standard_input`).
+    exec_input: bool,
 }
 
 enum Job {
@@ -121,9 +126,12 @@ pub struct Analyzer {
     jobs: Vec<Job>,
     budget: Budget,
     route: Route,
-    /// The line starts with a PowerShell cmdlet and is also read as
+    /// The line starts with a PowerShell cmdlet (or pipes into `iex`) and is also read as
     /// PowerShell from its raw text (see `run`).
     powershell_line: bool,
+    /// Some command on the line reads standard input the line gives it
+    /// (see [`feeds_standard_input`]).
+    feeds_input: bool,
 }
 
 impl Analyzer {
@@ -135,6 +143,7 @@ impl Analyzer {
             budget: Budget::default(),
             route,
             powershell_line: false,
+            feeds_input: feeds_standard_input(line),
         };
         if line.len() > MAX_INPUT_BYTES {
             analyzer.note(
@@ -158,12 +167,12 @@ impl Analyzer {
                     ..Context::default()
                 },
             });
-            // A line that starts with a cmdlet is PowerShell's: read its
-            // raw text as PowerShell too (bash would strip the backslashes
-            // of `C:\Users\u\...`), and its cmdlets are not read again from
-            // the words bash made of them. The bash reading still stands
+            // A line that starts with a cmdlet (or pipes into `iex`) is
+            // PowerShell's: read its raw text as PowerShell too (bash would
+            // strip the backslashes of `C:\Users\u\...`), and its cmdlets
+            // are not read again from the words bash made of them. The bash reading still stands
             // for everything else on the line.
-            if super::inline::starts_with_cmdlet(line) {
+            if super::inline::reads_as_powershell(line) {
                 analyzer.powershell_line = true;
                 analyzer.jobs.push(Job::Argv {
                     words: vec![
@@ -327,6 +336,7 @@ impl Analyzer {
                     execdir: false,
                     environment: context.environment.clone(),
                     mounts: context.mounts.clone(),
+                    exec_input: false,
                 },
             };
             self.command(candidate.seen_from_host());
@@ -536,7 +546,11 @@ impl Analyzer {
                 &context.via,
             );
         }
-        if let Some(wrapper) = &stripped.interactive_shell {
+        // A program a top-level container exec runs reads the terminal the
+        // exec hands on: the agent cannot type into it, so it runs nothing
+        // the line does not show unless the line feeds it input.
+        let reads_nothing_hidden = context.exec_input && !self.feeds_input;
+        if let (Some(wrapper), false) = (&stripped.interactive_shell, reads_nothing_hidden) {
             self.note_in(
                 OpaqueKind::ShellFromStdin,
                 format!("`{wrapper}` without a command starts a shell reading standard input"),
@@ -577,6 +591,9 @@ impl Analyzer {
             .collect();
 
         for (kind, detail) in launch.opaque {
+            if kind == OpaqueKind::ShellFromStdin && reads_nothing_hidden {
+                continue;
+            }
             self.note_in(kind, detail, &context.via);
         }
         // What it launches starts where it runs; a login shell (`su -`,
@@ -688,6 +705,7 @@ impl Analyzer {
             execdir: label == "find -execdir" || label == "find -okdir",
             environment: parent.environment.clone(),
             mounts: parent.mounts.clone(),
+            exec_input: parent.via.is_empty() && tool_launchers::hands_on_input(&label),
         };
         let job = match nested {
             Nested::Script {
@@ -724,6 +742,29 @@ impl Analyzer {
         };
         self.jobs.push(job);
     }
+}
+
+/// True when a command on `line` may read standard input the line itself
+/// gives it: a pipe (`|`, `|&`, but not `||`), any input redirection or
+/// here-document (`<`, `<<`, `<<<`, `<&`, `< <(...)`), an output process
+/// substitution (`>(cmd)` reads what is written to it) or a coprocess.
+/// Read from the raw text, quotes and all, so a `|` in a string only
+/// makes the answer more careful.
+fn feeds_standard_input(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'|' {
+            let run = bytes[at..].iter().take_while(|&&b| b == b'|').count();
+            if run != 2 || bytes.get(at + run) == Some(&b'&') {
+                return true;
+            }
+            at += run;
+            continue;
+        }
+        at += 1;
+    }
+    line.contains('<') || line.contains(">(") || line.contains("coproc")
 }
 
 /// The targets of a destructive command: its operands, with `{}` standing

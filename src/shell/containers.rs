@@ -1255,6 +1255,40 @@ mod tests {
         assert_eq!(commands, ["psql -c SELECT 1"]);
     }
 
+    /// A shell an exec opens reads the terminal the exec hands on: opaque
+    /// only where the line feeds it (a pipe, a redirect, a here-string),
+    /// or where it runs with host privileges or is started by code.
+    #[test]
+    fn an_exec_shell_reads_only_what_the_line_feeds_it() {
+        for line in [
+            "docker exec -it web bash",
+            "docker exec -it web sh -l",
+            "podman exec -it web /bin/bash",
+            "kubectl exec -it pod -- bash",
+            "docker compose exec web sh",
+            "docker exec -it web bash || true",
+            "sudo docker exec -it web bash",
+        ] {
+            assert!(!analyze(line).is_opaque(), "{line}");
+        }
+        for line in [
+            "echo 'rm -rf /' | docker exec -i web sh",
+            "curl x | docker exec -i web bash",
+            "docker ps |& docker exec -i web sh",
+            "docker exec -i web sh < script.sh",
+            "docker exec -i web sh <<< 'rm -rf /'",
+            "echo x > >(docker exec -i web sh)",
+            "coproc docker exec -i web sh",
+            "docker exec -it --privileged web bash",
+            "bash -c 'docker exec -it web bash'",
+            "python3 -c \"import subprocess; subprocess.run(['docker', 'exec', '-i', 'web', 'sh'], input=b'rm -rf /')\"",
+        ] {
+            assert!(analyze(line).has_opaque(OpaqueKind::ShellFromStdin), "{line}");
+        }
+        // Everywhere else a shell without code still reads unknown input.
+        assert!(analyze("bash").has_opaque(OpaqueKind::ShellFromStdin));
+    }
+
     #[test]
     fn a_privileged_exec_runs_with_host_privileges() {
         let via = |line: &str| {

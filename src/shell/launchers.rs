@@ -591,8 +591,12 @@ fn xargs_replace_string(options: &[Word]) -> Option<String> {
 }
 
 fn find_exec(args: &[Word], launch: &mut Launch) {
+    // What `{}` stands for: the files under the starting points (not the
+    // points themselves, which `operands` adds for a find acting beyond
+    // its tests).
     let starting_points: Vec<Word> = super::targets::operands("find", args)
         .into_iter()
+        .filter(|t| t.contents)
         .map(|t| Word {
             text: t.text,
             literal: t.literal,

@@ -17,6 +17,8 @@
 //! interpreter code are reported as one of these (see `src/shell/inline/`).
 
 use super::cwd::{Place, Places};
+use super::find_expr;
+use super::glob_cover::covers_every_entry;
 use super::launchers::{XARGS_LONG, XARGS_SHORT_VALUES};
 use super::long_options::Takes;
 use super::words::Word;
@@ -743,7 +745,10 @@ fn plain(
 }
 
 /// find's starting points: the words before the expression (after the
-/// `-H`, `-L`, `-P`, `-D opts`, `-O level` options); `.` when none.
+/// `-H`, `-L`, `-P`, `-D opts`, `-O level` options); `.` when none. What
+/// lies in them is acted on; so is each of them itself when a deleting
+/// action runs for files no test picks (`find /tmp -delete` is `rm -rf
+/// /tmp`, see `find_expr`).
 fn find_starting_points(args: &[Word]) -> Vec<Target> {
     let mut i = 0;
     while let Some(text) = args.get(i).map(|w| w.text.as_str()) {
@@ -754,21 +759,25 @@ fn find_starting_points(args: &[Word]) -> Vec<Target> {
             _ => break,
         }
     }
-    let mut points: Vec<Target> = args[i.min(args.len())..]
+    let rest = &args[i.min(args.len())..];
+    let count = rest
         .iter()
         .take_while(|w| !(w.text.starts_with('-') || matches!(w.text.as_str(), "(" | "!" | ",")))
-        .map(|w| Target {
-            contents: true,
-            ..Target::of(w)
-        })
-        .collect();
-    if points.is_empty() {
-        points.push(Target {
-            contents: true,
-            ..Target::of(&Word::literal("."))
-        });
-    }
+        .count();
+    let dot = [Word::literal(".")];
+    let points = if count == 0 { &dot[..] } else { &rest[..count] };
+    let itself = find_expr::deletes_beyond_its_tests(&rest[count..]);
     points
+        .iter()
+        .flat_map(|w| {
+            let inside = Target {
+                contents: true,
+                ..Target::of(w)
+            };
+            let whole = itself.then(|| Target::of(w));
+            std::iter::once(inside).chain(whole)
+        })
+        .collect()
 }
 
 /// Where a target lies, from the most to the least dangerous.
@@ -781,7 +790,8 @@ pub enum TargetClass {
     Home,
     /// System directories (`/etc`, `/usr`, `/var`, `/dev`, ...) and what is in them.
     System,
-    /// The project root itself, or a directory holding it (`..`).
+    /// The project root itself, a directory holding it (`..`), or every
+    /// entry at its top (`*`, `./*`, `*/`).
     ProjectRoot,
     /// The project's `.git` directory or anything in a `.git` inside the project.
     GitDir,
@@ -979,8 +989,15 @@ fn resolve_in(target: &Target, place: &Place, root: &str, home: Option<&str>) ->
         let rest = pattern_rest(&text, dir);
         let dir = paths::normalize(dir, &root, home);
         let mut class = contents_class(&dir, &root, home);
-        if class == TargetClass::InsideProject && dir == root && may_match_git(first_glob) {
-            class = TargetClass::GitDir;
+        if class == TargetClass::InsideProject && dir == root {
+            // `rm -rf *` at the root leaves the project empty but for its
+            // dot files: the root itself, as far as the project goes (what
+            // lies inside each entry, `find * -name x`, is not).
+            if !target.contents && covers_every_entry(&rest) {
+                class = TargetClass::ProjectRoot;
+            } else if may_match_git(first_glob) {
+                class = TargetClass::GitDir;
+            }
         }
         return ResolvedTarget {
             raw: target.text.clone(),
@@ -1339,8 +1356,15 @@ mod tests {
             ("/var/tmp/cache", Temp),
             ("/srv/data", System),
             ("/opt2", Outside),
-            ("*", InsideProject),
-            ("./*", InsideProject),
+            ("*", ProjectRoot),
+            ("./*", ProjectRoot),
+            ("\"$PWD\"/*", ProjectRoot),
+            ("*/", ProjectRoot),
+            ("{*,.git}", ProjectRoot),
+            ("../proj/*", ProjectRoot),
+            ("*.pyc", InsideProject),
+            ("src/*", InsideProject),
+            ("*/node_modules", InsideProject),
             ("build/*.o", InsideProject),
             (".*", GitDir),
             ("{a,.git}", GitDir),
@@ -1495,5 +1519,32 @@ mod tests {
         let a = crate::shell::analyze("find ~ -type f -exec rm {} \\;");
         let r = resolve(&a.commands[1].targets[0], "/p", Some("/h"));
         assert_eq!(r.class, TargetClass::Home);
+    }
+
+    /// A find whose deleting action no test guards deletes its starting
+    /// point itself too: at a temp directory's top that is `rm -rf /tmp`.
+    #[test]
+    fn a_find_deleting_beyond_its_tests_acts_on_its_starting_point() {
+        let classes = |line: &str| -> Vec<TargetClass> {
+            let a = crate::shell::analyze(line);
+            (a.commands[0].targets.iter())
+                .map(|t| resolve(t, "/p", Some("/h")).class)
+                .collect()
+        };
+        use TargetClass::*;
+        for (line, want) in [
+            ("find /tmp -delete", vec![Temp, System]),
+            ("find /tmp -delete -name x", vec![Temp, System]),
+            (
+                "find . -name x -o -exec rm -rf {} +",
+                vec![InsideProject, ProjectRoot],
+            ),
+            ("find /tmp/build -delete", vec![Temp, Temp]),
+            ("find /tmp -name 'app-*' -delete", vec![Temp]),
+            ("find . -exec grep -l x {} +", vec![InsideProject]),
+            ("find * -name '*.pyc' -delete", vec![InsideProject]),
+        ] {
+            assert_eq!(classes(line), want, "{line}");
+        }
     }
 }

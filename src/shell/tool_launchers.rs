@@ -227,6 +227,27 @@ pub fn container_exec(program: &str, args: &[Word], launch: &mut Launch) {
     }
 }
 
+/// The programs whose `exec` [`container_exec`] follows.
+const EXEC_PROGRAMS: &[&str] = &[
+    "docker",
+    "docker-compose",
+    "podman",
+    "podman-compose",
+    "nerdctl",
+    "kubectl",
+    "oc",
+];
+
+/// True for the label [`container_exec`] gives the command it runs
+/// (`docker exec`, `kubectl exec`), unless with host privileges: that
+/// command's standard input is what the exec hands on from the line
+/// (`-i`), or a terminal the agent cannot type into (`-t`).
+pub fn hands_on_input(label: &str) -> bool {
+    label
+        .strip_suffix(" exec")
+        .is_some_and(|program| EXEC_PROGRAMS.contains(&program))
+}
+
 /// `--privileged`, or `--privileged=VALUE` unless the value is `false`
 /// (one only known when the line runs may be `true`).
 fn privileged_option(word: &Word) -> bool {

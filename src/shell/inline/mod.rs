@@ -27,15 +27,17 @@ mod vim_ex;
 pub use lexer::Lang;
 
 /// True when `line` starts with a PowerShell cmdlet (`Remove-Item -Recurse
-/// C:\Users\u\AppData\Local\Temp\x`): a line for PowerShell, whose
-/// backslashes bash would have taken as escapes.
-pub fn starts_with_cmdlet(line: &str) -> bool {
+/// C:\Users\u\AppData\Local\Temp\x`, `iex 'git reset --hard'`) or
+/// pipes into Invoke-Expression (`'git reset --hard' | iex`): a line for
+/// PowerShell, whose backslashes bash would have taken as escapes and
+/// whose pipes bash would hand to other programs.
+pub fn reads_as_powershell(line: &str) -> bool {
     let first = line
         .trim_start()
         .split(|c: char| c.is_whitespace() || c == ';' || c == '|')
         .next()
         .unwrap_or("");
-    powershell::is_cmdlet(&first.to_ascii_lowercase())
+    powershell::is_cmdlet(&first.to_ascii_lowercase()) || powershell::pipes_into_eval(line)
 }
 
 /// `program flags -- operands`, the command a library call (`call`) of

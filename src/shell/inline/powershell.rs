@@ -232,9 +232,11 @@ impl Reader<'_> {
         }
         let chars: Vec<char> = code.chars().collect();
         let mut at = 0;
+        // The statement before a `|`: what the next one reads as input.
+        let mut piped: Option<Vec<PsWord>> = None;
         while at < chars.len() {
             let mut found = Found::default();
-            let (words, next) = statement(&chars, at, &mut found);
+            let (words, next, ends) = statement(&chars, at, &mut found);
             at = next.max(at + 1);
             for code in found.code {
                 self.code(&code, depth + 1);
@@ -242,11 +244,16 @@ impl Reader<'_> {
             for call in &found.calls {
                 self.static_call(call);
             }
-            self.statement(words, depth);
+            let input = piped.take();
+            if ends == End::Pipe {
+                piped = Some(words.clone());
+            }
+            self.statement(words, input.as_deref(), depth);
         }
     }
 
-    fn statement(&mut self, mut words: Vec<PsWord>, depth: usize) {
+    /// One statement; `input` is the statement piped into it, if any.
+    fn statement(&mut self, mut words: Vec<PsWord>, input: Option<&[PsWord]>, depth: usize) {
         for word in &words {
             if word.known || word.text.contains("://") {
                 for url in urls::destinations(&word.text) {
@@ -326,16 +333,29 @@ impl Reader<'_> {
                 paths.extend(destination);
                 self.push_paths(program, Vec::new(), &paths, words[0].text.as_str());
             }
-            Some(Cmdlet::Eval) => match args.iter().find(|w| !is_parameter(w)) {
-                Some(code) if code.known && self.literal => {
-                    let code = code.text.clone();
-                    self.code(&code, depth + 1);
+            Some(Cmdlet::Eval) => {
+                // The code is the argument, or else what is piped in: a
+                // string written out is read (`'git reset --hard' | iex`);
+                // anything else (a command's output, a variable) is not known.
+                let piped_string = match input {
+                    Some([string]) if string.quoted && string.items.len() <= 1 => Some(string),
+                    _ => None,
+                };
+                match args.iter().find(|w| !is_parameter(w)).or(piped_string) {
+                    Some(code) if code.known && self.literal => {
+                        let code = code.text.clone();
+                        self.code(&code, depth + 1);
+                    }
+                    Some(_) => {
+                        self.opaque("`Invoke-Expression` runs code only known at run time".into())
+                    }
+                    None if input.is_some() => self.opaque(
+                        "`Invoke-Expression` runs what is piped into it, only known at run time"
+                            .into(),
+                    ),
+                    None => {}
                 }
-                Some(_) => {
-                    self.opaque("`Invoke-Expression` runs code only known at run time".into())
-                }
-                None => {}
-            },
+            }
             Some(Cmdlet::Start) => {
                 let mut file = None;
                 let mut arguments = Vec::new();
@@ -617,8 +637,26 @@ fn cmdlet(name: &str) -> Option<Cmdlet> {
 
 /// True for the cmdlets read here by their full name (`remove-item`), as
 /// program names come: aliases (`rm`, `del`) are other programs in a shell.
+/// `iex` is the exception: to bash it is Elixir's shell, whose options and
+/// script files (`iex -S mix`) run nothing when read as Invoke-Expression,
+/// while `iex 'git reset --hard'` in PowerShell runs the string.
 pub fn is_cmdlet(program: &str) -> bool {
-    program.contains('-') && cmdlet(program).is_some()
+    program == "iex" || program.contains('-') && cmdlet(program).is_some()
+}
+
+/// True when `line` pipes into `iex` or `Invoke-Expression` (any case):
+/// `'git reset --hard' | iex` runs the string in PowerShell.
+pub fn pipes_into_eval(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    lower.match_indices('|').any(|(at, _)| {
+        let single = bytes.get(at + 1) != Some(&b'|') && (at == 0 || bytes[at - 1] != b'|');
+        let next = lower[at + 1..].trim_start();
+        let name_end = next
+            .find(|c: char| c.is_whitespace() || matches!(c, ';' | '|' | ')' | '}'))
+            .unwrap_or(next.len());
+        single && matches!(&next[..name_end], "iex" | "invoke-expression")
+    })
 }
 
 /// A shell word as one PowerShell word: in single quotes when it holds
@@ -714,7 +752,14 @@ fn split_list(word: &PsWord) -> Vec<PsWord> {
 
 /// One statement from `at`: its words, and where the next starts. Code in
 /// `{...}`, `(...)`, `$(...)` is added to `found` to be read on its own.
-fn statement(chars: &[char], mut at: usize, found: &mut Found) -> (Vec<PsWord>, usize) {
+/// How a statement ends: the next one reads its output (`|`), or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Pipe,
+    Other,
+}
+
+fn statement(chars: &[char], mut at: usize, found: &mut Found) -> (Vec<PsWord>, usize, End) {
     let mut words = Vec::new();
     loop {
         while at < chars.len() && matches!(chars[at], ' ' | '\t' | '\r') {
@@ -726,9 +771,12 @@ fn statement(chars: &[char], mut at: usize, found: &mut Found) -> (Vec<PsWord>, 
             continue;
         }
         match chars.get(at) {
-            None => return (words, at),
-            Some('\n' | ';' | '|') => return (words, at + 1),
-            Some('&') if chars.get(at + 1) == Some(&'&') => return (words, at + 2),
+            None => return (words, at, End::Other),
+            // `||` and `&&` chain pipelines; they hand on no output.
+            Some('|') if chars.get(at + 1) == Some(&'|') => return (words, at + 2, End::Other),
+            Some('|') => return (words, at + 1, End::Pipe),
+            Some('\n' | ';') => return (words, at + 1, End::Other),
+            Some('&') if chars.get(at + 1) == Some(&'&') => return (words, at + 2, End::Other),
             Some('#') => {
                 while at < chars.len() && chars[at] != '\n' {
                     at += 1;
@@ -989,6 +1037,42 @@ mod tests {
             commands(r#"pwsh -c "Invoke-WebRequest http://169.254.169.254/latest/""#)
                 .contains(&"curl -- http://169.254.169.254/latest/".to_string())
         );
+    }
+
+    /// `iex` and `Invoke-Expression` run a string given to them or piped
+    /// in; a line that starts with `iex` or pipes into it is PowerShell's.
+    #[test]
+    fn invoke_expression_runs_its_string_or_what_is_piped_in() {
+        for line in [
+            "iex 'git reset --hard'",
+            "IEX 'git reset --hard'",
+            "'git reset --hard' | iex",
+            "\"git reset --hard\" | Invoke-Expression",
+            "git status; 'git reset --hard' | iex",
+            "git status && iex 'git reset --hard'",
+            r#"pwsh -c "'git reset --hard' | iex""#,
+        ] {
+            assert!(
+                commands(line).contains(&"git reset --hard".to_string()),
+                "{line}: {:?}",
+                commands(line)
+            );
+        }
+        // Input that is not a string written out is not known.
+        for line in [
+            "echo 'git reset --hard' | iex",
+            "$c | iex",
+            "Get-Content cmds.txt | Invoke-Expression",
+            "'a','b' | iex",
+            "\"rm -rf $HOME\" | iex",
+        ] {
+            assert!(analyze(line).is_opaque(), "{line}");
+        }
+        // A chain (`||`) hands on no output; Elixir's iex with options and
+        // a project runs nothing PowerShell would.
+        for line in ["cat x || iex", "iex -S mix", "iex -S mix phx.server", "iex"] {
+            assert!(!analyze(line).is_opaque(), "{line}: {:?}", analyze(line));
+        }
     }
 
     #[test]
