@@ -88,9 +88,10 @@ fn truth_in(
         Expr::Literal(LiteralValue::Boolean(b)) => Ok(*b.inner()),
         // The accumulator, read from the frame of the scope `ctx` is: its
         // innermost scope, where cel would find it first.
-        Expr::Ident(name) if frame.is_some_and(|f| f.accu_var == name) => {
-            Ok(frame.is_some_and(|f| f.accu))
-        }
+        Expr::Ident(name) => match frame {
+            Some(f) if f.accu_var == name => Ok(f.accu),
+            _ => leaf(expr, ctx),
+        },
         Expr::Call(call) if call.target.is_none() => {
             match (call.func_name.as_str(), call.args.as_slice()) {
                 (operators::LOGICAL_AND, [left, right]) => {

@@ -341,19 +341,17 @@ proptest! {
 
 // ---- the shipped conditions ------------------------------------------------
 
-use crate::expr::shipped_conditions::repo;
+use crate::expr::shipped_conditions::{repo, shipped_conditions};
 
 /// Every shell rule condition of the packs and policies/ that has a loop
 /// made native here: (id, tree with lists folded, tree rewritten).
 fn rewritten_shell_conditions() -> Vec<(String, IdedExpr, IdedExpr)> {
-    let (set, diags) = crate::load::load(&[repo().join("packs"), repo().join("policies")]);
-    assert!(diags.is_empty(), "{diags:?}");
-    set.rules
-        .iter()
-        .filter(|r| r.rule.hook.names().iter().any(|h| h == "pre_shell_exec"))
-        .filter_map(|r| {
-            let (folded, rewritten) = both(r.rule.when.as_deref()?);
-            (natives(&rewritten) > 0).then(|| (r.rule.id.clone(), folded, rewritten))
+    shipped_conditions()
+        .into_iter()
+        .filter(|(_, hooks, _)| hooks.iter().any(|h| h == "pre_shell_exec"))
+        .filter_map(|(id, _, source)| {
+            let (folded, rewritten) = both(&source);
+            (natives(&rewritten) > 0).then_some((id, folded, rewritten))
         })
         .collect()
 }
